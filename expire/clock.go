@@ -1,0 +1,122 @@
+package expire
+
+import (
+	"sync"
+	"time"
+)
+
+// Clock is the time source of everything that reads time: TTL arithmetic,
+// EXAT/PXAT conversion, TIME, OBJECT IDLETIME, blocking timeouts and the
+// active expiry cycle. By default it follows the wall clock; tests (through
+// the Go API or DEBUG subcommands) can shift it, set it, or freeze it.
+//
+// It is safe for concurrent use.
+type Clock struct {
+	mu       sync.Mutex
+	offset   time.Duration // added to the wall clock while not frozen
+	frozen   bool
+	frozenAt time.Time
+	onChange []func()
+}
+
+// NewClock returns a clock that follows the wall clock.
+func NewClock() *Clock { return &Clock{} }
+
+// Now returns the clock's current time.
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.nowLocked()
+}
+
+func (c *Clock) nowLocked() time.Time {
+	if c.frozen {
+		return c.frozenAt
+	}
+	return time.Now().Add(c.offset)
+}
+
+// UnixMilli returns the current time in unix milliseconds.
+func (c *Clock) UnixMilli() int64 { return c.Now().UnixMilli() }
+
+// UnixMicro returns the current time in unix microseconds.
+func (c *Clock) UnixMicro() int64 { return c.Now().UnixMicro() }
+
+// Freeze stops the clock at its current time.
+func (c *Clock) Freeze() {
+	c.mu.Lock()
+	if !c.frozen {
+		c.frozenAt = c.nowLocked()
+		c.frozen = true
+	}
+	c.mu.Unlock()
+}
+
+// Unfreeze lets a frozen clock run again from where it stands.
+func (c *Clock) Unfreeze() {
+	c.mu.Lock()
+	if c.frozen {
+		c.offset = time.Until(c.frozenAt)
+		c.frozen = false
+	}
+	c.mu.Unlock()
+	c.changed()
+}
+
+// Frozen reports whether the clock is frozen.
+func (c *Clock) Frozen() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.frozen
+}
+
+// Set moves the clock to t (it stays frozen if it was).
+func (c *Clock) Set(t time.Time) {
+	c.mu.Lock()
+	if c.frozen {
+		c.frozenAt = t
+	} else {
+		c.offset = time.Until(t)
+	}
+	c.mu.Unlock()
+	c.changed()
+}
+
+// Advance moves the clock forward by d (backward when d < 0).
+func (c *Clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	if c.frozen {
+		c.frozenAt = c.frozenAt.Add(d)
+	} else {
+		c.offset += d
+	}
+	c.mu.Unlock()
+	c.changed()
+}
+
+// Reset returns to the wall clock.
+func (c *Clock) Reset() {
+	c.mu.Lock()
+	c.frozen = false
+	c.offset = 0
+	c.mu.Unlock()
+	c.changed()
+}
+
+// OnChange registers fn to run (outside the clock's lock) after every Set,
+// Advance, Unfreeze or Reset, so that timers driven by this clock (blocking
+// timeouts) can re-check their deadlines.
+func (c *Clock) OnChange(fn func()) {
+	c.mu.Lock()
+	c.onChange = append(c.onChange, fn)
+	c.mu.Unlock()
+}
+
+func (c *Clock) changed() {
+	c.mu.Lock()
+	fns := append([]func(){}, c.onChange...)
+	c.mu.Unlock()
+	for _, fn := range fns {
+		fn()
+	}
+}

@@ -1,0 +1,33 @@
+// Package watch holds the bookkeeping behind WATCH: for every logical
+// database a map from key to the records of the clients watching it
+// (Redis's db->watched_keys), and for every client the list of its own
+// records plus the CLIENT_DIRTY_CAS flag (Redis's c->watched_keys and
+// c->flags). It is a leaf package: it knows nothing about values, only about
+// keys, clients and the one bit of key state a record keeps ("the key was
+// already logically expired when it was watched").
+//
+// # Contracts
+//
+//   - One record per (client, db, key). Watching again adds nothing (W-4).
+//   - Keys.Touch is called by the db package's write choke point after every
+//     modification of a key, with whether the key exists now. A record made
+//     while its key was stale is cleared, not dirtied, when the key is gone
+//     (deleting a stale key is no logical change, T-0); every other record
+//     dirties its client and drops all of that client's records at once (W-10f).
+//   - Redis 7.0 stops its walk at the first stale record whose key still
+//     exists, so later watchers of the same key are not dirtied (spec T-6). We
+//     deliberately do not copy that: every record is visited, and a stale
+//     record whose key exists again (it was re-created) dirties its client.
+//   - Whole-database events (FLUSHDB, FLUSHALL, SWAPDB) only set the dirty flag
+//     and leave the records in place until EXEC, DISCARD or UNWATCH (T-2,
+//     Redis >= 7.0.9).
+//
+// Cost: Watch is O(watchers of the key) for the duplicate check, Touch is
+// O(watchers of the key), UnwatchAll is O(records of the client): records are
+// removed from their key's list in O(1) by index (Redis 7.0 searches each list).
+//
+// # Locking
+//
+// Nothing here is safe for concurrent use. Every call happens under the
+// server's engine lock.
+package watch
