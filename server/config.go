@@ -1,0 +1,291 @@
+package server
+
+import (
+	"log/slog"
+	"maps"
+	"slices"
+)
+
+// Config holds the settings that change the server's behaviour. Field names
+// follow redis.conf; cmd/miniwatchd fills it from flags and a config file
+// (ParseConfig), CONFIG GET/SET read and write it (under the engine lock)
+// through the parameter registry in configparams.go.
+//
+// The typed fields below are the parameters the server acts on (or reports
+// in INFO). Every other Redis 7.0.15 parameter is accepted, validated and
+// kept as its CONFIG GET text in Params; configparams.go marks which is which.
+type Config struct {
+	Bind            []string // addresses to listen on (default 127.0.0.1)
+	Port            int      // TCP port (default 6379; 0 picks a free port)
+	Databases       int      // number of logical databases (default 16)
+	RequirePass     string   // password of the default user ("" = none)
+	MaxClients      int      // maxclients
+	Timeout         int      // idle client timeout in seconds (0 = never)
+	Hz              int      // background task frequency (active expiry), 1..500
+	ProtoMaxBulkLen int64    // largest bulk string accepted from clients
+	// EnableDebugCommand is "no", "yes" or "local" as in Redis 7.0. Unlike
+	// Redis (default "no") we default to "yes": a test double must let
+	// tests drive the clock and the expiry cycle.
+	EnableDebugCommand string
+	Logger             *slog.Logger
+
+	// Memory limit and eviction.
+	MaxMemory                 uint64 // bytes; 0 = no limit
+	MaxMemoryPolicy           string // maxmemory-policy name, e.g. "noeviction"
+	MaxMemorySamples          int
+	MaxMemoryEvictionTenacity int // 0..100
+	LFULogFactor              int
+	LFUDecayTime              int // minutes
+
+	// NotifyKeyspaceEvents selects the keyspace notifications (K, E and the
+	// event classes); its String is what CONFIG GET prints.
+	NotifyKeyspaceEvents NotifyFlags
+
+	BusyReplyThreshold int64 // busy-reply-threshold (lua-time-limit), ms
+	ActiveExpireEffort int   // 1..10
+
+	// Persistence. miniwatchd writes no RDB or AOF files: these are
+	// accepted, validated and reported as Redis does.
+	Save                     []SaveParam // save points; empty = "save ''"
+	AppendOnly               bool
+	AppendFsync              string // everysec, always or no
+	AppendDirName            string
+	AppendFilename           string
+	Dir                      string // working directory; "" = the process's
+	AOFLoadTruncated         bool
+	AutoAOFRewritePercentage int
+	AutoAOFRewriteMinSize    int64
+
+	// ClientOutputBufferLimit is indexed by OutputBufferNormal,
+	// OutputBufferReplica and OutputBufferPubSub.
+	ClientOutputBufferLimit [3]OutputBufferLimit
+	TrackingTableMaxKeys    int64
+
+	// Encoding thresholds (OBJECT ENCODING).
+	HashMaxListpackEntries int64
+	HashMaxListpackValue   int64
+	SetMaxIntsetEntries    int64
+	ZSetMaxListpackEntries int64
+	ZSetMaxListpackValue   int64
+	ListMaxListpackSize    int
+	ListCompressDepth      int
+
+	// Lazy freeing (no effect on replies; reported by CONFIG GET).
+	LazyfreeLazyEviction  bool
+	LazyfreeLazyExpire    bool
+	LazyfreeLazyServerDel bool
+	LazyfreeLazyUserDel   bool
+	LazyfreeLazyUserFlush bool
+
+	LogLevel string // debug, verbose, notice or warning
+	LogFile  string // "" = standard output
+	// Daemonize is accepted for compatibility with redis.conf files, but
+	// miniwatchd never forks into the background.
+	Daemonize bool
+
+	// Params holds the CONFIG GET text of every parameter without a typed
+	// field whose value differs from its default, keyed by primary name.
+	// Treat it as read-only: the parser and the registry copy it before
+	// they change it.
+	Params map[string]string
+}
+
+// SaveParam is one "save <seconds> <changes>" point.
+type SaveParam struct {
+	Seconds int64
+	Changes int
+}
+
+// OutputBufferLimit is one client class of client-output-buffer-limit.
+type OutputBufferLimit struct {
+	Hard, Soft  uint64 // bytes; 0 = no limit
+	SoftSeconds int64
+}
+
+// Client classes of ClientOutputBufferLimit, in Redis's order.
+const (
+	OutputBufferNormal = iota
+	OutputBufferReplica
+	OutputBufferPubSub
+)
+
+// DefaultConfig returns the defaults of redis-server 7.0.15 started without
+// a config file, except Bind (127.0.0.1 instead of "* -::*") and
+// EnableDebugCommand (see above).
+func DefaultConfig() Config {
+	return Config{
+		Bind:               []string{"127.0.0.1"},
+		Port:               6379,
+		Databases:          16,
+		MaxClients:         10000,
+		Hz:                 10,
+		ProtoMaxBulkLen:    512 << 20,
+		EnableDebugCommand: "yes",
+
+		MaxMemoryPolicy:           "noeviction",
+		MaxMemorySamples:          5,
+		MaxMemoryEvictionTenacity: 10,
+		LFULogFactor:              10,
+		LFUDecayTime:              1,
+		BusyReplyThreshold:        5000,
+		ActiveExpireEffort:        1,
+
+		Save:                     []SaveParam{{3600, 1}, {300, 100}, {60, 10000}},
+		AppendFsync:              "everysec",
+		AppendDirName:            "appendonlydir",
+		AppendFilename:           "appendonly.aof",
+		AOFLoadTruncated:         true,
+		AutoAOFRewritePercentage: 100,
+		AutoAOFRewriteMinSize:    64 << 20,
+
+		ClientOutputBufferLimit: [3]OutputBufferLimit{
+			{0, 0, 0},
+			{256 << 20, 64 << 20, 60},
+			{32 << 20, 8 << 20, 60},
+		},
+		TrackingTableMaxKeys: 1000000,
+
+		HashMaxListpackEntries: 512,
+		HashMaxListpackValue:   64,
+		SetMaxIntsetEntries:    512,
+		ZSetMaxListpackEntries: 128,
+		ZSetMaxListpackValue:   64,
+		ListMaxListpackSize:    -2,
+
+		LogLevel: "notice",
+	}
+}
+
+// SlogLevel maps LogLevel to a log/slog level: debug and verbose below
+// Info, notice is Info, warning is Warn.
+func (c *Config) SlogLevel() slog.Level {
+	switch c.LogLevel {
+	case "debug":
+		return slog.LevelDebug - 4
+	case "verbose":
+		return slog.LevelDebug
+	case "warning":
+		return slog.LevelWarn
+	}
+	return slog.LevelInfo
+}
+
+// clone returns a copy of c that shares no slice or map with it.
+func (c Config) clone() Config {
+	c.Bind = slices.Clone(c.Bind)
+	c.Save = slices.Clone(c.Save)
+	c.Params = maps.Clone(c.Params)
+	return c
+}
+
+// NotifyFlags is the set of keyspace notifications notify-keyspace-events
+// selects (Redis's NOTIFY_* bits).
+type NotifyFlags uint32
+
+// Notification flags, with the letter notify-keyspace-events uses for each.
+const (
+	NotifyKeyspace NotifyFlags = 1 << iota // K: __keyspace@<db>__ channels
+	NotifyKeyevent                         // E: __keyevent@<db>__ channels
+	NotifyGeneric                          // g
+	NotifyString                           // $
+	NotifyList                             // l
+	NotifySet                              // s
+	NotifyHash                             // h
+	NotifyZSet                             // z
+	NotifyExpired                          // x
+	NotifyEvicted                          // e
+	NotifyStream                           // t
+	NotifyKeyMiss                          // m
+	notifyLoaded                           // modules only, no letter
+	NotifyModule                           // d
+	NotifyNew                              // n
+
+	// NotifyAll is what 'A' selects: every class but m and n.
+	NotifyAll = NotifyGeneric | NotifyString | NotifyList | NotifySet |
+		NotifyHash | NotifyZSet | NotifyExpired | NotifyEvicted |
+		NotifyStream | NotifyModule
+)
+
+// notifyLetter maps a class letter to its flag ('A' to NotifyAll).
+func notifyLetter(c byte) NotifyFlags {
+	switch c {
+	case 'A':
+		return NotifyAll
+	case 'g':
+		return NotifyGeneric
+	case '$':
+		return NotifyString
+	case 'l':
+		return NotifyList
+	case 's':
+		return NotifySet
+	case 'h':
+		return NotifyHash
+	case 'z':
+		return NotifyZSet
+	case 'x':
+		return NotifyExpired
+	case 'e':
+		return NotifyEvicted
+	case 'K':
+		return NotifyKeyspace
+	case 'E':
+		return NotifyKeyevent
+	case 't':
+		return NotifyStream
+	case 'm':
+		return NotifyKeyMiss
+	case 'd':
+		return NotifyModule
+	case 'n':
+		return NotifyNew
+	}
+	return 0
+}
+
+// ParseNotifyFlags parses a notify-keyspace-events value as Redis's
+// keyspaceEventsStringToFlags does; ok is false if a byte is not a class
+// letter. The value ends at its first NUL byte, as a C string does.
+func ParseNotifyFlags(s string) (f NotifyFlags, ok bool) {
+	for i := 0; i < len(s) && s[i] != 0; i++ {
+		bit := notifyLetter(s[i])
+		if bit == 0 {
+			return 0, false
+		}
+		f |= bit
+	}
+	return f, true
+}
+
+// String returns the flags as CONFIG GET prints them (Redis's
+// keyspaceEventsFlagsToString): "A" stands for all of NotifyAll and then
+// hides n, as in Redis.
+func (f NotifyFlags) String() string {
+	var b []byte
+	if f&NotifyAll == NotifyAll {
+		b = append(b, 'A')
+	} else {
+		for _, c := range []byte("g$lshzxetdn") {
+			if f&notifyLetter(c) != 0 {
+				b = append(b, c)
+			}
+		}
+	}
+	for _, c := range []byte("KEm") {
+		if f&notifyLetter(c) != 0 {
+			b = append(b, c)
+		}
+	}
+	return string(b)
+}
+
+// Class reports whether events of class letter c (db.Class*: 'g', '$',
+// 'x', 'n', ...) are selected. Whether they go to keyspace and/or keyevent
+// channels is f&NotifyKeyspace and f&NotifyKeyevent.
+func (f NotifyFlags) Class(c byte) bool {
+	if c == 'A' {
+		return false
+	}
+	bit := notifyLetter(c)
+	return bit != 0 && f&bit != 0
+}

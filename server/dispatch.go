@@ -1,0 +1,158 @@
+package server
+
+import (
+	"bytes"
+	"time"
+
+	"github.com/miniwatchd/miniwatchd/protocol"
+)
+
+// processCommand is Redis's processCommand: it looks the command up, runs
+// the checks in Redis's order, and then queues it (inside MULTI) or calls it.
+// Every rejection goes through rejectCommand, which poisons a transaction in
+// progress. It returns false when the connection must be closed without a
+// reply. Called with the engine lock held.
+func (s *Server) processCommand(c *client, args [][]byte) bool {
+	now := s.clock.Now()
+	c.lastActive.Store(now.UnixMilli())
+	s.ks.SetTime(now.UnixMilli())
+
+	if bytes.EqualFold(args[0], []byte("host:")) || bytes.EqualFold(args[0], []byte("post")) {
+		s.log.Warn("Possible SECURITY ATTACK detected. It looks like somebody is sending POST or Host: commands to Redis. This is likely due to an attacker attempting to use Cross Protocol Scripting to compromise your Redis instance. Connection aborted.")
+		return false
+	}
+
+	cmd, container := s.table.lookup(args)
+	if cmd == nil {
+		if container {
+			s.rejectCommand(c, nil, protocol.ErrUnknownSubcommand(args[1], string(bytes.ToUpper(args[0]))))
+		} else {
+			s.rejectCommand(c, nil, protocol.ErrUnknownCommand(args))
+		}
+		return true
+	}
+	if (cmd.arity > 0 && cmd.arity != len(args)) || len(args) < -cmd.arity {
+		s.rejectCommand(c, cmd, protocol.ErrWrongArity(cmd.name))
+		return true
+	}
+	if cmd.has(flagProtected) && !s.protectedAllowedLocked(c) {
+		s.rejectCommand(c, cmd, errDebugNotAllowed)
+		return true
+	}
+	if !c.authenticated && !cmd.has(flagNoAuth) {
+		s.rejectCommand(c, cmd, protocol.ErrNoAuth)
+		return true
+	}
+	if c.multi.Active() && cmd.has(flagNoMulti) {
+		s.rejectCommand(c, cmd, protocol.ErrNoMulti)
+		return true
+	}
+	if err := s.checkBeforeCallLocked(c, cmd); err != "" {
+		s.rejectCommand(c, cmd, err)
+		return true
+	}
+
+	if c.multi.Active() && !runsInsideMulti(cmd) {
+		c.multi.Queue(cmd, args, cmd.has(flagWrite), cmd.has(flagDenyOOM), c.watch.Dirty())
+		c.w.Queued()
+		return true
+	}
+	s.call(c, cmd, args)
+	s.afterCommandLocked()
+	return true
+}
+
+// runsInsideMulti lists the commands that MULTI does not queue (spec M-2).
+func runsInsideMulti(cmd *command) bool {
+	switch cmd.name {
+	case "exec", "discard", "multi", "watch", "quit", "reset":
+		return true
+	}
+	return false
+}
+
+var errDebugNotAllowed = protocol.Error("ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", you can run it from a local connection, otherwise you need to set this option in the configuration file, and then restart the server.")
+
+// protectedAllowedLocked applies enable-debug-command to DEBUG.
+func (s *Server) protectedAllowedLocked(c *client) bool {
+	switch s.cfg.EnableDebugCommand {
+	case "yes":
+		return true
+	case "local":
+		return c.isLocal()
+	}
+	return false
+}
+
+// isLocal reports whether the client connected over loopback.
+func (c *client) isLocal() bool {
+	host := c.addr
+	if i := bytes.LastIndexByte([]byte(host), ':'); i >= 0 {
+		host = host[:i]
+	}
+	return host == "127.0.0.1" || host == "[::1]" || host == "::1"
+}
+
+// rejectCommand replies with err instead of running cmd (Redis's
+// rejectCommand): a transaction in progress is poisoned, and a rejected EXEC
+// aborts the transaction with EXECABORT.
+func (s *Server) rejectCommand(c *client, cmd *command, err protocol.Error) {
+	c.multi.Poison()
+	if cmd != nil {
+		cmd.rejected.Add(1)
+		if cmd.name == "exec" {
+			s.discardTransactionLocked(c)
+			msg := string(err)
+			c.fail(protocol.Error("EXECABORT Transaction discarded because of: " + msg))
+			return
+		}
+	}
+	c.fail(err)
+}
+
+// call runs cmd and keeps its statistics (Redis's call). Commands queued
+// in EXEC and run by scripts come through here too.
+func (s *Server) call(c *client, cmd *command, args [][]byte) {
+	start := time.Now()
+	errs := s.stats.totalErrorReplies
+	c.lastCmd = cmd.name
+	cmd.proc(c, args)
+	cmd.calls.Add(1)
+	cmd.usec.Add(time.Since(start).Microseconds())
+	if s.stats.totalErrorReplies != errs {
+		cmd.failed.Add(1)
+	}
+	s.stats.totalCommands.Add(1)
+}
+
+// fail writes an error reply and counts it (INFO total_error_replies).
+func (c *client) fail(err error) {
+	c.srv.stats.totalErrorReplies++
+	c.w.Error(err.Error())
+}
+
+// checkBeforeCallLocked runs the checks of processCommand that belong to
+// subsystems (out of memory, disk errors, pub/sub context, busy scripts), in
+// Redis's order. It returns the rejection error, or "".
+func (s *Server) checkBeforeCallLocked(c *client, cmd *command) protocol.Error {
+	for _, check := range preCallChecks {
+		if err := check(s, c, cmd); err != "" {
+			return err
+		}
+	}
+	return ""
+}
+
+// preCallChecks are registered by subsystems in init, in Redis's order.
+var preCallChecks []func(s *Server, c *client, cmd *command) protocol.Error
+
+// afterCommandLocked runs what Redis runs after each top-level command:
+// serving clients blocked on keys that became ready.
+func (s *Server) afterCommandLocked() {
+	for _, fn := range afterCommandHooks {
+		fn(s)
+	}
+}
+
+// afterCommandHooks are registered by subsystems in init.
+var afterCommandHooks []func(s *Server)

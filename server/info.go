@@ -1,0 +1,256 @@
+package server
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// INFO (Redis server.c genRedisInfoString) with Redis 7.0.15's section and
+// field names. Fields that describe machinery we do not have (forks,
+// replication links, jemalloc) report what an idle Redis reports.
+
+func init() { registerFamily([]commandDef{{"info", cmdInfo}}) }
+
+// infoSections lists the sections in Redis's order; "default" ones are
+// printed for INFO without arguments.
+var infoSections = []struct {
+	name  string
+	deflt bool
+	fn    func(s *Server, b *strings.Builder)
+}{
+	{"server", true, (*Server).infoServer},
+	{"clients", true, (*Server).infoClients},
+	{"memory", true, (*Server).infoMemory},
+	{"persistence", true, (*Server).infoPersistence},
+	{"stats", true, (*Server).infoStats},
+	{"replication", true, (*Server).infoReplication},
+	{"cpu", true, (*Server).infoCPU},
+	{"modules", true, func(*Server, *strings.Builder) {}},
+	{"commandstats", false, (*Server).infoCommandStats},
+	{"errorstats", true, func(*Server, *strings.Builder) {}},
+	{"cluster", true, func(_ *Server, b *strings.Builder) { b.WriteString("cluster_enabled:0\r\n") }},
+	{"keyspace", true, (*Server).infoKeyspace},
+}
+
+// infoExtra lets subsystems append fields to a section (for example
+// "stats" gains pubsub counters); each returns "name:value\r\n" lines.
+var infoExtra = map[string][]func(s *Server, b *strings.Builder){}
+
+func cmdInfo(c *client, args [][]byte) {
+	c.w.Verbatim("txt", c.srv.infoLocked(args[1:]))
+}
+
+// infoLocked renders the requested sections ("default", "all",
+// "everything" or section names, case-insensitive).
+func (s *Server) infoLocked(args [][]byte) string {
+	want := map[string]bool{}
+	all, deflt := false, len(args) == 0
+	for _, a := range args {
+		name := strings.ToLower(string(a))
+		switch name {
+		case "all", "everything":
+			all = true
+		case "default":
+			deflt = true
+		default:
+			want[name] = true
+		}
+	}
+	var b strings.Builder
+	first := true
+	for _, sec := range infoSections {
+		if !(all || want[sec.name] || (deflt && sec.deflt)) {
+			continue
+		}
+		if !first {
+			b.WriteString("\r\n")
+		}
+		first = false
+		b.WriteString("# " + strings.ToUpper(sec.name[:1]) + sec.name[1:] + "\r\n")
+		sec.fn(s, &b)
+		for _, fn := range infoExtra[sec.name] {
+			fn(s, &b)
+		}
+	}
+	return b.String()
+}
+
+func field(b *strings.Builder, name string, v any) {
+	fmt.Fprintf(b, "%s:%v\r\n", name, v)
+}
+
+func (s *Server) infoServer(b *strings.Builder) {
+	up := time.Since(s.startTime)
+	exe, _ := os.Executable()
+	field(b, "redis_version", RedisVersion)
+	field(b, "redis_git_sha1", "00000000")
+	field(b, "redis_git_dirty", 0)
+	field(b, "redis_build_id", "0")
+	field(b, "redis_mode", "standalone")
+	field(b, "os", runtime.GOOS+" "+runtime.GOARCH)
+	field(b, "arch_bits", strconv.Itoa(strconv.IntSize))
+	field(b, "monotonic_clock", "POSIX clock_gettime")
+	field(b, "multiplexing_api", "epoll")
+	field(b, "atomicvar_api", "c11-builtin")
+	field(b, "gcc_version", "0.0.0")
+	field(b, "process_id", os.Getpid())
+	field(b, "process_supervised", "no")
+	field(b, "run_id", s.runID)
+	field(b, "tcp_port", s.cfg.Port)
+	field(b, "server_time_usec", s.clock.UnixMicro())
+	field(b, "uptime_in_seconds", int64(up/time.Second))
+	field(b, "uptime_in_days", int64(up/(24*time.Hour)))
+	field(b, "hz", s.cfg.Hz)
+	field(b, "configured_hz", s.cfg.Hz)
+	field(b, "lru_clock", s.ks.LRUClock())
+	field(b, "executable", exe)
+	field(b, "config_file", s.configFile)
+	field(b, "io_threads_active", 0)
+	field(b, "miniwatchd_version", Version)
+	field(b, "go_version", runtime.Version())
+}
+
+func (s *Server) infoClients(b *strings.Builder) {
+	field(b, "connected_clients", len(s.clients))
+	field(b, "cluster_connections", 0)
+	field(b, "maxclients", s.cfg.MaxClients)
+	field(b, "client_recent_max_input_buffer", 0)
+	field(b, "client_recent_max_output_buffer", 0)
+	field(b, "blocked_clients", s.blockedClientsLocked())
+	field(b, "tracking_clients", 0)
+	field(b, "clients_in_timeout_table", 0)
+}
+
+// blockedClientsHook is set by the blocking subsystem.
+var blockedClientsHook func(s *Server) int
+
+func (s *Server) blockedClientsLocked() int {
+	if blockedClientsHook == nil {
+		return 0
+	}
+	return blockedClientsHook(s)
+}
+
+func (s *Server) infoMemory(b *strings.Builder) {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	used := int64(ms.HeapAlloc)
+	field(b, "used_memory", used)
+	field(b, "used_memory_human", bytesHuman(used))
+	field(b, "used_memory_rss", int64(ms.Sys-ms.HeapReleased))
+	field(b, "used_memory_rss_human", bytesHuman(int64(ms.Sys-ms.HeapReleased)))
+	field(b, "used_memory_peak", used)
+	field(b, "used_memory_peak_human", bytesHuman(used))
+	field(b, "maxmemory", 0)
+	field(b, "maxmemory_human", "0B")
+	field(b, "maxmemory_policy", "noeviction")
+	field(b, "mem_fragmentation_ratio", fmt.Sprintf("%.2f", float64(ms.Sys-ms.HeapReleased)/float64(max(used, 1))))
+	field(b, "mem_allocator", "go-"+runtime.Version())
+	field(b, "go_heap_alloc", ms.HeapAlloc)
+	field(b, "go_heap_sys", ms.HeapSys)
+	field(b, "go_num_gc", ms.NumGC)
+}
+
+// bytesHuman formats n as Redis's bytesToHuman does.
+func bytesHuman(n int64) string {
+	d := float64(n)
+	switch {
+	case n < 1024:
+		return strconv.FormatInt(n, 10) + "B"
+	case n < 1024*1024:
+		return fmt.Sprintf("%.2fK", d/1024)
+	case n < 1024*1024*1024:
+		return fmt.Sprintf("%.2fM", d/(1024*1024))
+	case n < 1024*1024*1024*1024:
+		return fmt.Sprintf("%.2fG", d/(1024*1024*1024))
+	case n < 1024*1024*1024*1024*1024:
+		return fmt.Sprintf("%.2fT", d/(1024*1024*1024*1024))
+	}
+	return fmt.Sprintf("%.2fP", d/(1024*1024*1024*1024*1024))
+}
+
+func (s *Server) infoPersistence(b *strings.Builder) {
+	field(b, "loading", 0)
+	field(b, "async_loading", 0)
+	field(b, "rdb_changes_since_last_save", s.ks.Stats.Dirty)
+	field(b, "rdb_bgsave_in_progress", 0)
+	field(b, "rdb_last_save_time", s.startTime.Unix())
+	field(b, "rdb_last_bgsave_status", "ok")
+	field(b, "aof_enabled", 0)
+	field(b, "aof_rewrite_in_progress", 0)
+	field(b, "aof_rewrite_scheduled", 0)
+	field(b, "aof_last_write_status", "ok")
+}
+
+func (s *Server) infoStats(b *strings.Builder) {
+	st := &s.ks.Stats
+	field(b, "total_connections_received", s.stats.totalConnections.Load())
+	field(b, "total_commands_processed", s.stats.totalCommands.Load())
+	field(b, "instantaneous_ops_per_sec", 0)
+	field(b, "total_net_input_bytes", s.stats.netInputBytes.Load())
+	field(b, "total_net_output_bytes", s.stats.netOutputBytes.Load())
+	field(b, "rejected_connections", s.stats.rejectedConnections.Load())
+	field(b, "expired_keys", st.ExpiredKeys)
+	field(b, "expired_stale_perc", fmt.Sprintf("%.2f", st.ExpiredStalePerc*100))
+	field(b, "expired_time_cap_reached_count", st.ExpiredTimeCapReachedCnt)
+	field(b, "expire_cycle_cpu_milliseconds", st.ExpireCycleCPUMillis)
+	field(b, "evicted_keys", st.EvictedKeys)
+	field(b, "keyspace_hits", st.KeyspaceHits)
+	field(b, "keyspace_misses", st.KeyspaceMisses)
+	field(b, "total_error_replies", s.stats.totalErrorReplies)
+}
+
+func (s *Server) infoReplication(b *strings.Builder) {
+	field(b, "role", "master")
+	field(b, "connected_slaves", 0)
+	field(b, "master_failover_state", "no-failover")
+	field(b, "master_replid", s.runID)
+	field(b, "master_replid2", strings.Repeat("0", 40))
+	field(b, "master_repl_offset", 0)
+	field(b, "second_repl_offset", -1)
+	field(b, "repl_backlog_active", 0)
+	field(b, "repl_backlog_size", 1048576)
+	field(b, "repl_backlog_first_byte_offset", 0)
+	field(b, "repl_backlog_histlen", 0)
+}
+
+func (s *Server) infoCPU(b *strings.Builder) {
+	user, sys := cpuTimes()
+	field(b, "used_cpu_sys", fmt.Sprintf("%.6f", sys))
+	field(b, "used_cpu_user", fmt.Sprintf("%.6f", user))
+	field(b, "used_cpu_sys_children", "0.000000")
+	field(b, "used_cpu_user_children", "0.000000")
+}
+
+func (s *Server) infoCommandStats(b *strings.Builder) {
+	cmds := s.table.all()
+	sort.Slice(cmds, func(i, j int) bool { return cmds[i].name < cmds[j].name })
+	for _, cmd := range cmds {
+		calls := cmd.calls.Load()
+		if calls == 0 && cmd.rejected.Load() == 0 && cmd.failed.Load() == 0 {
+			continue
+		}
+		usec := cmd.usec.Load()
+		per := 0.0
+		if calls > 0 {
+			per = float64(usec) / float64(calls)
+		}
+		fmt.Fprintf(b, "cmdstat_%s:calls=%d,usec=%d,usec_per_call=%.2f,rejected_calls=%d,failed_calls=%d\r\n",
+			cmd.name, calls, usec, per, cmd.rejected.Load(), cmd.failed.Load())
+	}
+}
+
+func (s *Server) infoKeyspace(b *strings.Builder) {
+	for i := 0; i < s.ks.Len(); i++ {
+		d := s.ks.DB(i)
+		if d.Size() == 0 {
+			continue
+		}
+		fmt.Fprintf(b, "db%d:keys=%d,expires=%d,avg_ttl=%d\r\n", i, d.Size(), d.Expires(), d.AvgTTL())
+	}
+}

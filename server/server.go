@@ -1,0 +1,291 @@
+package server
+
+import (
+	"errors"
+	"log/slog"
+	"net"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/miniwatchd/miniwatchd/db"
+	"github.com/miniwatchd/miniwatchd/expire"
+)
+
+// Version is miniwatchd's own version, reported by INFO as
+// miniwatchd_version beside the Redis version whose behaviour it implements.
+const Version = "0.1.0"
+
+// RedisVersion is the Redis release whose behaviour miniwatchd reproduces.
+const RedisVersion = "7.0.15"
+
+// Server is one miniwatchd instance: listeners, clients, the keyspace and
+// the engine lock. Create it with New, then Serve or ListenAndServe; or use
+// Start for an instance on a free port (tests).
+type Server struct {
+	// mu is the engine lock. It stands for Redis's single thread: every
+	// command, EXEC, script, the active expiry cycle and every change to the
+	// keyspace, the clients registry, the configuration or the statistics
+	// happens while holding it. Functions that expect it held end in Locked.
+	mu sync.Mutex
+
+	cfg     Config         // mu
+	params  *paramRegistry // mu
+	ks      *db.Keyspace   // mu
+	clock   *expire.Clock
+	table   *commandTable
+	log     *slog.Logger
+	clients map[int64]*client // mu
+	nextID  atomic.Int64
+	stats   stats // mu unless atomic
+
+	lnMu      sync.Mutex
+	listeners []net.Listener
+	closing   atomic.Bool
+	done      chan struct{}
+	wg        sync.WaitGroup
+	startTime time.Time
+	runID     string
+
+	activeExpire bool          // mu: DEBUG SET-ACTIVE-EXPIRE
+	expireCycle  expire.Cycle // used only by the cron goroutine
+	configFile   string // absolute path of the config file, "" if none
+}
+
+// stats are the counters INFO reports that the keyspace does not keep.
+type stats struct {
+	totalConnections    atomic.Int64
+	totalCommands       atomic.Int64
+	rejectedConnections atomic.Int64
+	totalErrorReplies   int64 // mu
+	netInputBytes       atomic.Int64
+	netOutputBytes      atomic.Int64
+}
+
+// New returns a server for cfg; it does not listen yet.
+func New(cfg Config) (*Server, error) {
+	if cfg.Databases <= 0 {
+		return nil, errors.New("databases must be at least 1")
+	}
+	table, err := buildTable()
+	if err != nil {
+		return nil, err
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	s := &Server{
+		cfg:          cfg,
+		ks:           db.NewKeyspace(cfg.Databases),
+		clock:        expire.NewClock(),
+		table:        table,
+		log:          log,
+		clients:      make(map[int64]*client),
+		done:         make(chan struct{}),
+		startTime:    time.Now(),
+		runID:        newRunID(),
+		activeExpire: true,
+	}
+	s.params = newParamRegistry(s)
+	s.ks.SetObserver(observer{s})
+	return s, nil
+}
+
+// Start creates a server for cfg and serves it on its Bind/Port in the
+// background (Port 0 picks a free port; see Addr).
+func Start(cfg Config) (*Server, error) {
+	s, err := New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Listen(); err != nil {
+		return nil, err
+	}
+	go s.Serve()
+	return s, nil
+}
+
+// Clock returns the server's clock: tests freeze, set and advance it.
+func (s *Server) Clock() *expire.Clock { return s.clock }
+
+// Listen opens the listeners for cfg.Bind and cfg.Port.
+func (s *Server) Listen() error {
+	binds := s.cfg.Bind
+	if len(binds) == 0 {
+		binds = []string{"127.0.0.1"}
+	}
+	port := s.cfg.Port
+	for _, b := range binds {
+		if len(b) > 0 && b[0] == '-' {
+			b = b[1:] // "-::1": optional address, as redis.conf allows
+		}
+		ln, err := net.Listen("tcp", net.JoinHostPort(b, strconv.Itoa(port)))
+		if err != nil {
+			s.closeListeners()
+			return err
+		}
+		if port == 0 {
+			port = ln.Addr().(*net.TCPAddr).Port // every address gets the same port
+		}
+		s.lnMu.Lock()
+		s.listeners = append(s.listeners, ln)
+		s.lnMu.Unlock()
+	}
+	s.cfg.Port = port
+	return nil
+}
+
+// Addr returns the address of the first listener.
+func (s *Server) Addr() net.Addr {
+	s.lnMu.Lock()
+	defer s.lnMu.Unlock()
+	if len(s.listeners) == 0 {
+		return nil
+	}
+	return s.listeners[0].Addr()
+}
+
+// ListenAndServe listens and serves until Close or SHUTDOWN.
+func (s *Server) ListenAndServe() error {
+	if err := s.Listen(); err != nil {
+		return err
+	}
+	return s.Serve()
+}
+
+// Serve accepts connections on the listeners opened by Listen and runs the
+// background tasks, until Close or SHUTDOWN.
+func (s *Server) Serve() error {
+	s.lnMu.Lock()
+	lns := append([]net.Listener(nil), s.listeners...)
+	s.lnMu.Unlock()
+	if len(lns) == 0 {
+		return errors.New("not listening")
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		s.cron()
+	}()
+	for _, ln := range lns {
+		s.wg.Add(1)
+		go func(ln net.Listener) {
+			defer s.wg.Done()
+			s.acceptLoop(ln)
+		}(ln)
+	}
+	<-s.done
+	return nil
+}
+
+func (s *Server) acceptLoop(ln net.Listener) {
+	for {
+		conn, err := ln.Accept()
+		if err != nil {
+			if s.closing.Load() {
+				return
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				time.Sleep(5 * time.Millisecond)
+				continue
+			}
+			s.log.Warn("accept failed", "err", err)
+			time.Sleep(5 * time.Millisecond)
+			continue
+		}
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			s.serveConn(conn)
+		}()
+	}
+}
+
+// Close stops accepting, disconnects every client and stops background
+// tasks. It is safe to call more than once.
+func (s *Server) Close() error {
+	if !s.closing.CompareAndSwap(false, true) {
+		<-s.done
+		return nil
+	}
+	s.closeListeners()
+	s.mu.Lock()
+	for _, c := range s.clients {
+		if c.conn != nil {
+			c.conn.Close()
+		}
+	}
+	s.mu.Unlock()
+	close(s.done)
+	s.wg.Wait()
+	return nil
+}
+
+// Done is closed when the server has stopped (Close or SHUTDOWN).
+func (s *Server) Done() <-chan struct{} { return s.done }
+
+func (s *Server) closeListeners() {
+	s.lnMu.Lock()
+	for _, ln := range s.listeners {
+		ln.Close()
+	}
+	s.lnMu.Unlock()
+}
+
+// cron runs Redis's serverCron duties that matter here, hz times a second
+// (table maintenance, client timeouts, the slow active expiry cycle), and in
+// between, every 2ms, gives the fast expiry cycle a chance to run (it returns
+// at once unless many keys are stale). One goroutine runs both, so the
+// expiry cycle state needs no lock of its own.
+func (s *Server) cron() {
+	tick := time.NewTicker(2 * time.Millisecond)
+	defer tick.Stop()
+	nextSlow := time.Now()
+	for {
+		select {
+		case <-s.done:
+			return
+		case <-tick.C:
+		}
+		s.mu.Lock()
+		hz := max(s.cfg.Hz, 1)
+		active := s.activeExpire
+		p := expire.Params{Hz: hz, Effort: s.cfg.ActiveExpireEffort}
+		s.mu.Unlock()
+		if now := time.Now(); !now.Before(nextSlow) {
+			nextSlow = now.Add(time.Second / time.Duration(hz))
+			s.cronOnce()
+			p.Kind = expire.Slow
+		} else {
+			p.Kind = expire.Fast
+		}
+		if active {
+			s.expireCycle.Run(s.ks, &s.mu, s.clock.UnixMilli, p)
+		}
+	}
+}
+
+// cronOnce runs one round of background work under the engine lock.
+func (s *Server) cronOnce() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ks.SetTime(s.clock.UnixMilli())
+	s.ks.DatabasesCron(time.Millisecond)
+	s.closeTimedOutClientsLocked()
+}
+
+func newRunID() string {
+	const hex = "0123456789abcdef"
+	b := make([]byte, 40)
+	seed := uint64(time.Now().UnixNano())
+	for i := range b {
+		seed ^= seed << 13
+		seed ^= seed >> 7
+		seed ^= seed << 17
+		b[i] = hex[seed%16]
+	}
+	return string(b)
+}

@@ -1,0 +1,203 @@
+package server
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"sync/atomic"
+
+	"github.com/miniwatchd/miniwatchd/cmdmeta"
+)
+
+// The command table is data: each row's arity, flags and key positions come
+// from Redis 7.0.15's own COMMAND output (package cmdmeta); a family file
+// only pairs a name with its handler. COMMAND, COMMAND DOCS, the README's
+// command list and the write-breaks-WATCH meta-test all read this table.
+
+// handler runs a command. args[0] is the command name (and args[1] the
+// subcommand for container commands). It writes exactly one reply to c.w.
+type handler func(c *client, args [][]byte)
+
+// commandDef pairs a command's full name ("get", "client|setinfo") with its
+// handler. Family files list theirs at the top and register them in init.
+type commandDef struct {
+	name string
+	proc handler
+}
+
+// cmdFlags are the command flags the dispatcher checks, as bits.
+type cmdFlags uint32
+
+const (
+	flagWrite cmdFlags = 1 << iota
+	flagReadonly
+	flagDenyOOM
+	flagAdmin
+	flagPubSub
+	flagNoScript
+	flagBlocking
+	flagLoading
+	flagStale
+	flagFast
+	flagNoAuth
+	flagMayReplicate
+	flagNoMulti
+	flagAllowBusy
+	flagProtected
+	flagMovableKeys
+)
+
+var flagNames = map[string]cmdFlags{
+	"write": flagWrite, "readonly": flagReadonly, "denyoom": flagDenyOOM,
+	"admin": flagAdmin, "pubsub": flagPubSub, "noscript": flagNoScript,
+	"blocking": flagBlocking, "loading": flagLoading, "stale": flagStale,
+	"fast": flagFast, "no_auth": flagNoAuth, "may_replicate": flagMayReplicate,
+	"no_multi": flagNoMulti, "allow_busy": flagAllowBusy, "protected": flagProtected,
+	"movablekeys": flagMovableKeys,
+}
+
+// command is one row of the table.
+type command struct {
+	name   string // full name, lower case: "get", "client|setinfo"
+	arity  int
+	flags  cmdFlags
+	meta   *cmdmeta.Command
+	proc   handler
+	parent *command
+	subs   map[string]*command // nil unless a container
+
+	// commandstats
+	calls, usec, rejected, failed atomic.Int64
+}
+
+func (cmd *command) has(f cmdFlags) bool { return cmd.flags&f != 0 }
+
+// commandTable maps lower-case names to top-level commands.
+type commandTable struct {
+	cmds map[string]*command
+}
+
+var registered []commandDef
+
+// registerFamily adds a family's commands to the table every server builds.
+func registerFamily(defs []commandDef) { registered = append(registered, defs...) }
+
+// buildTable builds the table from the registered handlers and Redis's
+// metadata. A handler without metadata is a programming error.
+func buildTable() (*commandTable, error) {
+	t := &commandTable{cmds: make(map[string]*command)}
+	for _, def := range registered {
+		parentName, subName, isSub := strings.Cut(def.name, "|")
+		if !isSub {
+			meta := cmdmeta.Lookup(def.name)
+			if meta == nil {
+				return nil, fmt.Errorf("command %q has no Redis metadata", def.name)
+			}
+			cmd := t.cmds[def.name]
+			if cmd == nil {
+				cmd = newCommand(meta, nil)
+				t.cmds[def.name] = cmd
+			}
+			cmd.proc = def.proc
+			continue
+		}
+		pmeta := cmdmeta.Lookup(parentName)
+		if pmeta == nil {
+			return nil, fmt.Errorf("container %q has no Redis metadata", parentName)
+		}
+		meta := pmeta.Sub(subName)
+		if meta == nil {
+			return nil, fmt.Errorf("subcommand %q has no Redis metadata", def.name)
+		}
+		parent := t.cmds[parentName]
+		if parent == nil {
+			parent = newCommand(pmeta, nil)
+			t.cmds[parentName] = parent
+		}
+		if parent.subs == nil {
+			parent.subs = make(map[string]*command)
+		}
+		sub := newCommand(meta, parent)
+		sub.proc = def.proc
+		parent.subs[subName] = sub
+	}
+	for name, cmd := range t.cmds {
+		if cmd.proc == nil && cmd.subs == nil {
+			return nil, fmt.Errorf("command %q has no handler", name)
+		}
+	}
+	return t, nil
+}
+
+func newCommand(meta *cmdmeta.Command, parent *command) *command {
+	cmd := &command{name: meta.FullName, arity: meta.Arity, meta: meta, parent: parent}
+	for _, f := range meta.Flags {
+		cmd.flags |= flagNames[f]
+	}
+	return cmd
+}
+
+// lookup finds the command for args (Redis's lookupCommand): the
+// subcommand when the first word names a container and a second word is
+// given. It reports container=true when args[0] is a container whose
+// subcommand is unknown.
+func (t *commandTable) lookup(args [][]byte) (cmd *command, container bool) {
+	var buf [32]byte
+	name := lowerInto(buf[:0], args[0])
+	base := t.cmds[string(name)]
+	if base == nil || base.subs == nil || len(args) < 2 {
+		return base, false
+	}
+	sub := base.subs[string(lowerInto(buf[:0], args[1]))]
+	if sub == nil {
+		return nil, true
+	}
+	return sub, false
+}
+
+// lookupName finds a command by full name ("get", "config|get").
+func (t *commandTable) lookupName(full string) *command {
+	full = strings.ToLower(full)
+	parent, sub, isSub := strings.Cut(full, "|")
+	cmd := t.cmds[parent]
+	if !isSub || cmd == nil {
+		return cmd
+	}
+	return cmd.subs[sub]
+}
+
+// lowerInto appends the ASCII lower-case form of b to dst.
+func lowerInto(dst, b []byte) []byte {
+	for _, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		dst = append(dst, c)
+	}
+	return dst
+}
+
+// sorted returns the top-level commands sorted by name.
+func (t *commandTable) sorted() []*command {
+	out := make([]*command, 0, len(t.cmds))
+	for _, c := range t.cmds {
+		out = append(out, c)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	return out
+}
+
+// all returns every command and subcommand, sorted by full name.
+func (t *commandTable) all() []*command {
+	var out []*command
+	for _, c := range t.sorted() {
+		out = append(out, c)
+		subs := make([]*command, 0, len(c.subs))
+		for _, s := range c.subs {
+			subs = append(subs, s)
+		}
+		sort.Slice(subs, func(i, j int) bool { return subs[i].name < subs[j].name })
+		out = append(out, subs...)
+	}
+	return out
+}
