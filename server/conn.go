@@ -33,8 +33,12 @@ func (s *Server) serveConn(conn net.Conn) {
 		}
 		if err != nil {
 			if errors.Is(err, os.ErrDeadlineExceeded) && !c.killed.Load() {
-				// A late wake-up from an unblock: not an error.
+				// A wake-up from an unblock (or a late one): resume the
+				// commands that arrived while the client was blocked.
 				conn.SetReadDeadline(time.Time{})
+				if !s.processInput(c) {
+					return
+				}
 				continue
 			}
 			return
@@ -109,7 +113,7 @@ var clientFreeHooks []func(s *Server, c *client)
 func (s *Server) processInput(c *client) bool {
 	s.mu.Lock()
 	c.executing = true
-	for !c.closeAfterRply && !c.killed.Load() {
+	for !c.closeAfterRply && !c.killed.Load() && c.blocked == nil {
 		c.parser.Unauthenticated = !c.authenticated
 		args, ok, err := c.parser.Next()
 		if err != nil {

@@ -51,6 +51,8 @@ type Server struct {
 	activeExpire bool          // mu: DEBUG SET-ACTIVE-EXPIRE
 	expireCycle  expire.Cycle // used only by the cron goroutine
 	configFile   string // absolute path of the config file, "" if none
+
+	blk blockingState // mu: blocked clients and ready keys (blocking.go)
 }
 
 // stats are the counters INFO reports that the keyspace does not keep.
