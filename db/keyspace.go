@@ -25,14 +25,14 @@ type Observer interface {
 
 // Stats are the keyspace counters INFO reports.
 type Stats struct {
-	ExpiredKeys               int64
-	EvictedKeys               int64
-	KeyspaceHits              int64
-	KeyspaceMisses            int64
-	ExpiredStalePerc          float64
-	ExpiredTimeCapReachedCnt  int64
-	ExpireCycleCPUMillis      int64
-	Dirty                     int64 // modifications since start (rdb_changes_since_last_save)
+	ExpiredKeys              int64
+	EvictedKeys              int64
+	KeyspaceHits             int64
+	KeyspaceMisses           int64
+	ExpiredStalePerc         float64
+	ExpiredTimeCapReachedCnt int64
+	ExpireCycleCPUMillis     int64
+	Dirty                    int64 // modifications since start (rdb_changes_since_last_save)
 }
 
 // Keyspace is every logical database of a server, plus the state they share:
@@ -124,9 +124,9 @@ func (d *DB) AvgTTL() int64 { return d.data.avgTTL }
 type lookupFlags uint8
 
 const (
-	lookupRead    lookupFlags = 1 << iota // count keyspace hits and misses
-	lookupNoTouch                         // do not update the LRU/LFU data
-	lookupNoExpire                        // report stale keys as missing but do not delete them
+	lookupRead     lookupFlags = 1 << iota // count keyspace hits and misses
+	lookupNoTouch                          // do not update the LRU/LFU data
+	lookupNoExpire                         // report stale keys as missing but do not delete them
 )
 
 // lookup finds key. A key past its deadline is deleted through the single

@@ -48,9 +48,9 @@ type Server struct {
 	startTime time.Time
 	runID     string
 
-	activeExpire bool          // mu: DEBUG SET-ACTIVE-EXPIRE
+	activeExpire bool         // mu: DEBUG SET-ACTIVE-EXPIRE
 	expireCycle  expire.Cycle // used only by the cron goroutine
-	configFile   string // absolute path of the config file, "" if none
+	configFile   string       // absolute path of the config file, "" if none
 	mem          memState
 }
 
