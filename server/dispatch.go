@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"strings"
 	"time"
 
 	"github.com/miniwatchd/miniwatchd/protocol"
@@ -32,7 +33,7 @@ func (s *Server) processCommand(c *client, args [][]byte) bool {
 		return true
 	}
 	if (cmd.arity > 0 && cmd.arity != len(args)) || len(args) < -cmd.arity {
-		s.rejectCommand(c, cmd, protocol.ErrWrongArity(cmd.name))
+		s.rejectCommandFormat(c, cmd, protocol.ErrWrongArity(cmd.name))
 		return true
 	}
 	if cmd.has(flagProtected) && !s.protectedAllowedLocked(c) {
@@ -108,6 +109,17 @@ func (s *Server) rejectCommand(c *client, cmd *command, err protocol.Error) {
 		}
 	}
 	c.fail(err)
+}
+
+// rejectCommandFormat is Redis's rejectCommandFormat: the error was built
+// by addReplyErrorFormat, so the "ERR " prefix is not part of the message
+// and EXECABORT quotes it without (rejectCommand keeps the code of shared
+// errors such as OOM or BUSY).
+func (s *Server) rejectCommandFormat(c *client, cmd *command, err protocol.Error) {
+	if cmd != nil && cmd.name == "exec" {
+		err = protocol.Error(strings.TrimPrefix(string(err), "ERR "))
+	}
+	s.rejectCommand(c, cmd, err)
 }
 
 // call runs cmd and keeps its statistics (Redis's call). Commands queued
