@@ -180,9 +180,9 @@ func cmdRandomKey(c *client, args [][]byte) {
 // dbIndex parses a database index argument (getIntFromObjectOrReply, then
 // the range check of selectDb).
 func dbIndex(c *client, arg []byte) (*db.DB, error) {
-	id, ok := parseInt32(arg)
-	if !ok {
-		return nil, protocol.ErrNotInteger
+	id, perr := intArg(arg)
+	if perr != "" {
+		return nil, perr
 	}
 	if id < 0 || int(id) >= c.srv.ks.Len() {
 		return nil, protocol.ErrDBIndex
