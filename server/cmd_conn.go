@@ -91,7 +91,7 @@ func parseInt32(b []byte) (int64, bool) {
 var (
 	errNoProto        = protocol.Error("NOPROTO unsupported protocol version")
 	errHelloProtoInt  = protocol.Error("ERR Protocol version is not an integer or out of range")
-	errHelloNoAuth    = protocol.Error("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time")
+	errHelloNoAuth    = protocol.Error("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time")
 	errAuthNoPassword = protocol.Error("ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?")
 )
 
