@@ -27,16 +27,15 @@ var clientCommands = []commandDef{
 
 func init() { registerFamily(clientCommands) }
 
-// cmdHelp answers "<CONTAINER> HELP" with Redis's text.
+// cmdHelp answers "<CONTAINER> HELP" with Redis's text. helpTexts holds
+// the complete replies, the closing "HELP / Prints this help." included.
 func cmdHelp(c *client, args [][]byte) {
 	lines := helpTexts[strings.ToLower(string(args[0]))]
-	c.w.Array(len(lines) + 2)
+	c.w.Array(len(lines))
 	c.w.Status(strings.ToUpper(string(args[0])) + " <subcommand> [<arg> [value] [opt] ...]. Subcommands are:")
 	for _, l := range lines[1:] {
 		c.w.Status(l)
 	}
-	c.w.Status("HELP")
-	c.w.Status("    Print this help.")
 }
 
 func cmdClientID(c *client, args [][]byte) { c.w.Int(c.id) }
