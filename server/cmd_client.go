@@ -142,7 +142,7 @@ func cmdClientList(c *client, args [][]byte) {
 			ids = map[int64]bool{}
 			for _, a := range args[3:] {
 				id, ok := protocol.ParseInt(a)
-				if !ok || id <= 0 {
+				if !ok { // ids no client has (0, negative) just match nobody
 					c.fail(protocol.Error("ERR Invalid client ID"))
 					return
 				}
