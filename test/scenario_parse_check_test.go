@@ -78,6 +78,7 @@ A> SET k v
 B> GET k
 === second
 @fresh
+@skip known bug
 sleep 10
 `
 	got, err := parseScenarios("f.txt", strings.NewReader(src))
@@ -95,7 +96,7 @@ sleep 10
 	if a.steps[1].line != 7 || a.steps[1].src != "B> GET k" {
 		t.Errorf("second step has line %d src %q", a.steps[1].line, a.steps[1].src)
 	}
-	if b.name != "second" || !reflect.DeepEqual(b.protos, []int{2, 3}) || !b.fresh || len(b.steps) != 1 {
+	if b.name != "second" || !reflect.DeepEqual(b.protos, []int{2, 3}) || !b.fresh || b.skip != "known bug" || len(b.steps) != 1 {
 		t.Errorf("second scenario parsed as %+v", b)
 	}
 }
