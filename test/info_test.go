@@ -80,3 +80,36 @@ func infoFields(text string) map[string]bool {
 	}
 	return out
 }
+
+// TestInfoMaxmemoryFollowsConfig compares the INFO memory fields that
+// echo the configuration after CONFIG SET.
+func TestInfoMaxmemoryFollowsConfig(t *testing.T) {
+	p := newDiffPair(t)
+	p.taint()
+	a := p.Conn("A")
+	for _, set := range [][]string{
+		{"maxmemory", "1gb", "maxmemory-policy", "allkeys-lru"},
+		{"maxmemory", "123456789", "maxmemory-policy", "volatile-ttl"},
+		{"maxmemory", "0", "maxmemory-policy", "noeviction"},
+	} {
+		a.Do(append([]string{"CONFIG", "SET"}, set...)...)
+		want, got := a.DoMode(cmpShape, "INFO", "memory")
+		wv, gv := infoValues(want.text()), infoValues(got.text())
+		for _, name := range []string{"maxmemory", "maxmemory_human", "maxmemory_policy"} {
+			if wv[name] != gv[name] {
+				t.Errorf("after CONFIG SET %q: INFO %s is %q, redis-server says %q", set, name, gv[name], wv[name])
+			}
+		}
+	}
+}
+
+// infoValues returns the "name:value" fields of an INFO reply.
+func infoValues(text string) map[string]string {
+	out := map[string]string{}
+	for _, line := range strings.Split(text, "\r\n") {
+		if name, value, ok := strings.Cut(line, ":"); ok && !strings.HasPrefix(line, "#") {
+			out[name] = value
+		}
+	}
+	return out
+}
