@@ -24,6 +24,12 @@ func (s *Server) processCommand(c *client, args [][]byte) bool {
 	}
 
 	cmd, container := s.table.lookup(args)
+	// CLIENT LIST's cmd= is the last command looked up, queued or rejected
+	// ones included ("NULL" when unknown), as Redis sets c->lastcmd here.
+	c.lastCmd = ""
+	if cmd != nil {
+		c.lastCmd = cmd.name
+	}
 	if cmd == nil {
 		if container {
 			s.rejectCommand(c, nil, protocol.ErrUnknownSubcommand(args[1], string(bytes.ToUpper(args[0]))))
@@ -127,7 +133,6 @@ func (s *Server) rejectCommandFormat(c *client, cmd *command, err protocol.Error
 func (s *Server) call(c *client, cmd *command, args [][]byte) {
 	start := time.Now()
 	errs := s.stats.totalErrorReplies
-	c.lastCmd = cmd.name
 	cmd.proc(c, args)
 	cmd.calls.Add(1)
 	cmd.usec.Add(time.Since(start).Microseconds())

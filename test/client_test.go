@@ -55,7 +55,7 @@ func TestClientTransactionFields(t *testing.T) {
 		g := mustDo(t, b.ours, "CLIENT", "LIST", "ID", strconv.FormatInt(gid.Int, 10))
 		_, wv := clientFields(w.text())
 		_, gv := clientFields(g.text())
-		for _, f := range []string{"flags", "multi", "db"} {
+		for _, f := range []string{"flags", "multi", "db", "cmd"} {
 			if wv[f] != gv[f] {
 				t.Errorf("after %s: %s=%s on miniwatchd, %s on redis-server", step, f, gv[f], wv[f])
 			}
