@@ -130,13 +130,19 @@ func (s *Server) rejectCommandFormat(c *client, cmd *command, err protocol.Error
 
 // call runs cmd and keeps its statistics (Redis's call). Commands queued
 // in EXEC and run by scripts come through here too.
+//
+// A call counts as failed (commandstats failed_calls) when it replied with
+// an error of its own. Errors of nested calls (the commands EXEC runs) are
+// counted for those commands only, as Redis's incrCommandStatsOnError
+// does: an EXEC whose queued INCR failed did not fail itself.
 func (s *Server) call(c *client, cmd *command, args [][]byte) {
 	start := time.Now()
 	errs := s.stats.totalErrorReplies
+	at := len(c.w.Buf)
 	cmd.proc(c, args)
 	cmd.calls.Add(1)
 	cmd.usec.Add(time.Since(start).Microseconds())
-	if s.stats.totalErrorReplies != errs {
+	if s.stats.totalErrorReplies != errs && (len(c.w.Buf) <= at || c.w.Buf[at] == '-') {
 		cmd.failed.Add(1)
 	}
 	s.stats.totalCommands.Add(1)

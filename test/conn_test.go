@@ -126,3 +126,6 @@ func mustDo(t interface {
 	}
 	return n
 }
+
+// sleepMillis pauses the test.
+func sleepMillis(ms int) { time.Sleep(time.Duration(ms) * time.Millisecond) }
