@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // CLIENT checks that text scenarios cannot express: CLIENT LIST's field
@@ -150,4 +151,50 @@ func TestClientNoTouch(t *testing.T) {
 	if strings.Contains(v["flags"], "T") {
 		t.Errorf("flags=%s after NO-TOUCH OFF", v["flags"])
 	}
+}
+
+// TestClientKillByAddrAndID kills real connections by address (old and new
+// form), by id and by local address, on both servers.
+func TestClientKillByAddrAndID(t *testing.T) {
+	p := newDiffPair(t)
+	p.taint()
+	a := p.Conn("A")
+	fieldOf := func(c *diffConn, name string) (string, string) {
+		want, got := c.DoMode(cmpShape, "CLIENT", "INFO")
+		_, wv := clientFields(want.text())
+		_, gv := clientFields(got.text())
+		return wv[name], gv[name]
+	}
+	// each runs a kill whose argument differs per server.
+	each := func(args func(v string) []string, wantV, gotV string) (node, node) {
+		t.Helper()
+		w := mustDo(t, a.redis, args(wantV)...)
+		g := mustDo(t, a.ours, args(gotV)...)
+		if string(w.Raw) != string(g.Raw) {
+			t.Errorf("%q: miniwatchd replied %s, redis-server %s", args("<x>"), fmtNode(g), fmtNode(w))
+		}
+		return w, g
+	}
+	b := p.Conn("B")
+	wAddr, gAddr := fieldOf(b, "addr")
+	each(func(v string) []string { return []string{"CLIENT", "KILL", v} }, wAddr, gAddr)
+	b.ExpectClosed(2 * time.Second)
+	each(func(v string) []string { return []string{"CLIENT", "KILL", v} }, wAddr, gAddr) // gone now
+
+	c := p.Conn("C")
+	wAddr, gAddr = fieldOf(c, "addr")
+	each(func(v string) []string { return []string{"CLIENT", "KILL", "ADDR", v} }, wAddr, gAddr)
+	c.ExpectClosed(2 * time.Second)
+
+	d := p.Conn("D")
+	wID, gID := fieldOf(d, "id")
+	each(func(v string) []string { return []string{"CLIENT", "KILL", "ID", v, "SKIPME", "yes"} }, wID, gID)
+	d.ExpectClosed(2 * time.Second)
+
+	e := p.Conn("E")
+	e.Do("PING")
+	wL, gL := fieldOf(a, "laddr")
+	each(func(v string) []string { return []string{"CLIENT", "KILL", "LADDR", v} }, wL, gL)
+	e.ExpectClosed(2 * time.Second)
+	a.Do("PING")
 }
