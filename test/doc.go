@@ -5,8 +5,9 @@
 //
 // The pieces, one file each:
 //
-//   - main_test.go: TestMain builds the binary (with -race when the tests
-//     run with -race) and stops every process at the end.
+//   - main_test.go: the binary is built once, by the first test that needs
+//     it (with -race when the tests run with -race), in a way that keeps go
+//     test's result cache honest; TestMain stops every process at the end.
 //   - servers_test.go, pool_test.go: starting and stopping miniwatchd and
 //     redis-server, and a pool that hands each test a server reset by
 //     FLUSHALL. Differential tests skip when redis-server is missing, unless

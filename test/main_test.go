@@ -2,18 +2,22 @@ package test
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
+	"sync"
 	"testing"
 )
 
-// ourBinary is the path of the miniwatchd binary TestMain built.
-var ourBinary string
+// binDir is the temporary directory TestMain made for the binary.
+var binDir string
 
-// TestMain builds ./cmd/miniwatchd once into a temporary directory, runs
-// the tests, and stops every server process they started.
+// TestMain makes a temporary directory for the miniwatchd binary, runs the
+// tests, and stops every server process they started. The binary is built
+// once, by the first test that starts a server (ourBinary).
 func TestMain(m *testing.M) {
 	os.Exit(runMain(m))
 }
@@ -25,13 +29,52 @@ func runMain(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	ourBinary = filepath.Join(dir, "miniwatchd")
-	if err := buildBinary(ourBinary); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
+	binDir = dir
 	defer stopAllServers()
 	return m.Run()
+}
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+// ourBinary builds ./cmd/miniwatchd once and returns its path. It runs
+// inside a test, where go test records the files a test stats, so that
+// recordSourceInputs makes the test result cache depend on the server's
+// source (the test binary itself does not import it).
+func ourBinary() (string, error) {
+	buildOnce.Do(func() {
+		if buildErr = recordSourceInputs(".."); buildErr != nil {
+			return
+		}
+		binPath = filepath.Join(binDir, "miniwatchd")
+		buildErr = buildBinary(binPath)
+	})
+	return binPath, buildErr
+}
+
+// recordSourceInputs stats every Go source and module file of the module
+// and lists every directory on the way, so that a change anywhere in the
+// source invalidates go test's cached result.
+func recordSourceInputs(root string) error {
+	return filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if path != root && (strings.HasPrefix(name, ".") || name == "testdata") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if strings.HasSuffix(name, ".go") || strings.HasSuffix(name, ".json") || name == "go.mod" || name == "go.sum" {
+			_, err = os.Stat(path)
+		}
+		return err
+	})
 }
 
 // buildBinary compiles ./cmd/miniwatchd to out, with the race detector when

@@ -61,9 +61,13 @@ func requireRedis(t testing.TB) {
 	t.Skip("redis-server is not on PATH (set CI to make this a failure)")
 }
 
-// startOurs starts the miniwatchd binary built by TestMain.
+// startOurs starts the miniwatchd binary (built on first use).
 func startOurs(extra ...string) (*serverProc, error) {
-	return startProc("miniwatchd", ourBinary, extra)
+	bin, err := ourBinary()
+	if err != nil {
+		return nil, err
+	}
+	return startProc("miniwatchd", bin, extra)
 }
 
 // startRedis starts redis-server from PATH.
