@@ -32,7 +32,7 @@ func init() { registerFamily(listCommands) }
 var (
 	errNumkeys      = protocol.Error("ERR numkeys should be greater than 0")
 	errCountZero    = protocol.Error("ERR count should be greater than 0")
-	errRankZero     = protocol.Error("ERR RANK can't be zero: use 1 to start from the first match, 2 from the second, ...")
+	errRankZero     = protocol.Error("ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... or use negative to start from the end of the list")
 	errCountNeg     = protocol.Error("ERR COUNT can't be negative")
 	errMaxlenNeg    = protocol.Error("ERR MAXLEN can't be negative")
 	listPopCmdNames = [2]string{"rpop", "lpop"}
