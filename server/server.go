@@ -89,6 +89,7 @@ func New(cfg Config) (*Server, error) {
 		activeExpire: true,
 	}
 	s.params = newParamRegistry(s)
+	s.initEncodingLimits()
 	s.ks.SetObserver(observer{s})
 	return s, nil
 }
