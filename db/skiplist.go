@@ -22,13 +22,34 @@ type zlevel struct {
 // lookups and walk them with Next and Prev; they must not keep a node past
 // the next write to its sorted set.
 type ZNode struct {
-	member   string
+	// The fields a walk reads come first, so that a one-level node's
+	// score and link share the first cache line.
 	score    float64
+	level    []zlevel // backed by level0 or by the levels of a zNodeN
+	level0   [1]zlevel
 	backward *ZNode
+	member   string
 	next     *ZNode // chain of the member dict
-	level    []zlevel
-	level0   [1]zlevel // backing array of level for one-level nodes
 }
+
+// zNode2, zNode3 and zNode4 hold a node and its levels in one allocation,
+// as Redis's zskiplistNode does with its flexible array, so that a walk
+// along a high level does not take an extra cache miss per node. Taller
+// nodes (under 0.4% of them) get a separate array.
+type (
+	zNode2 struct {
+		ZNode
+		lv [2]zlevel
+	}
+	zNode3 struct {
+		ZNode
+		lv [3]zlevel
+	}
+	zNode4 struct {
+		ZNode
+		lv [4]zlevel
+	}
+)
 
 // Member returns the node's member.
 func (n *ZNode) Member() string { return n.member }
@@ -47,17 +68,37 @@ func (n *ZNode) dictNext() *ZNode     { return n.next }
 func (n *ZNode) setDictNext(x *ZNode) { n.next = x }
 
 func newZNode(levels int, score float64, member string) *ZNode {
-	n := &ZNode{member: member, score: score}
-	n.setLevels(levels)
+	var n *ZNode
+	switch levels {
+	case 1:
+		n = &ZNode{}
+		n.level = n.level0[:]
+	case 2:
+		x := &zNode2{}
+		n = &x.ZNode
+		n.level = x.lv[:]
+	case 3:
+		x := &zNode3{}
+		n = &x.ZNode
+		n.level = x.lv[:]
+	case 4:
+		x := &zNode4{}
+		n = &x.ZNode
+		n.level = x.lv[:]
+	default:
+		n = &ZNode{level: make([]zlevel, levels)}
+	}
+	n.score, n.member = score, member
 	return n
 }
 
-// setLevels gives the unlinked node n the given number of empty levels.
+// setLevels gives the unlinked node n the given number of empty levels,
+// reusing its own level storage when it is large enough.
 func (n *ZNode) setLevels(levels int) {
 	switch {
 	case levels == 1:
-		n.level = n.level0[:]
-	case cap(n.level) >= levels: // a previous heap slice (level0 has cap 1)
+		n.level = n.level[:1]
+	case cap(n.level) >= levels:
 		n.level = n.level[:levels]
 	default:
 		n.level = make([]zlevel, levels)
