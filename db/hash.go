@@ -63,8 +63,10 @@ func joinBytes(a, b []byte) string {
 // Hash is a hash value. Its exported methods only read; the strings they
 // return are immutable and stay valid after later writes.
 type Hash struct {
-	lp []hashEntry                  // listpack encoding, when ht is nil
-	ht *dict[hashEntry, *hashEntry] // hashtable encoding
+	memAccount
+	lp       []hashEntry                  // listpack encoding, when ht is nil
+	ht       *dict[hashEntry, *hashEntry] // hashtable encoding
+	strBytes int64                        // allocated bytes of the kv strings (typesize.go)
 }
 
 // Len returns the number of fields.
@@ -147,9 +149,9 @@ func (h *Hash) Scan(cursor uint64, fn func(field, value string)) uint64 {
 
 func (h *Hash) dup() object {
 	if h.ht == nil {
-		return &Hash{lp: append([]hashEntry(nil), h.lp...)}
+		return &Hash{lp: append([]hashEntry(nil), h.lp...), strBytes: h.strBytes}
 	}
-	n := &Hash{ht: &dict[hashEntry, *hashEntry]{}}
+	n := &Hash{ht: &dict[hashEntry, *hashEntry]{}, strBytes: h.strBytes}
 	n.ht.expand(h.ht.Len())
 	nodes := make([]hashEntry, 0, h.ht.Len())
 	h.ht.Each(func(e *hashEntry) bool {
@@ -199,11 +201,14 @@ func (h *Hash) set(field, value []byte, lim *EncodingLimits) bool {
 	if h.ht == nil {
 		if i := h.lpIndex(bstr(field)); i >= 0 {
 			if h.lp[i].value() != bstr(value) {
+				h.strBytes -= allocSize(len(h.lp[i].kv))
 				h.lp[i] = newHashEntry(field, value)
+				h.strBytes += allocSize(len(h.lp[i].kv))
 			}
 			return false
 		}
 		h.lp = append(h.lp, newHashEntry(field, value))
+		h.strBytes += allocSize(len(field) + len(value))
 		if int64(len(h.lp)) > lim.HashMaxListpackEntries {
 			h.convert()
 		}
@@ -211,21 +216,26 @@ func (h *Hash) set(field, value []byte, lim *EncodingLimits) bool {
 	}
 	if e := h.ht.Find(bstr(field)); e != nil {
 		if e.value() != bstr(value) {
+			h.strBytes -= allocSize(len(e.kv))
 			e.kv = joinBytes(field, value)
+			h.strBytes += allocSize(len(e.kv))
 		}
 		return false
 	}
 	n := newHashEntry(field, value)
 	h.ht.Insert(&n)
+	h.strBytes += allocSize(len(n.kv))
 	return true
 }
 
 // del removes field and reports whether it was there (hashTypeDelete).
 func (h *Hash) del(field []byte) bool {
 	if h.ht != nil {
-		if h.ht.Remove(bstr(field)) == nil {
+		e := h.ht.Remove(bstr(field))
+		if e == nil {
 			return false
 		}
+		h.strBytes -= allocSize(len(e.kv))
 		if h.ht.NeedsShrink() {
 			h.ht.Shrink()
 		}
@@ -235,6 +245,7 @@ func (h *Hash) del(field []byte) bool {
 	if i < 0 {
 		return false
 	}
+	h.strBytes -= allocSize(len(h.lp[i].kv))
 	copy(h.lp[i:], h.lp[i+1:])
 	h.lp[len(h.lp)-1] = hashEntry{}
 	h.lp = h.lp[:len(h.lp)-1]

@@ -36,8 +36,10 @@ func (n *setMember) setDictNext(x *setMember) { n.next = x }
 
 // Set is a set value. Its exported methods only read.
 type Set struct {
-	ints []int64                      // intset encoding (ascending), when ht is nil
-	ht   *dict[setMember, *setMember] // hashtable encoding
+	memAccount
+	ints     []int64                      // intset encoding (ascending), when ht is nil
+	ht       *dict[setMember, *setMember] // hashtable encoding
+	strBytes int64                        // allocated bytes of the member strings (typesize.go)
 }
 
 // newSetFor returns an empty set with the encoding Redis's setTypeCreate
@@ -127,7 +129,7 @@ func (s *Set) dup() object {
 	if s.ht == nil {
 		return &Set{ints: slices.Clone(s.ints)}
 	}
-	n := &Set{ht: &dict[setMember, *setMember]{}}
+	n := &Set{ht: &dict[setMember, *setMember]{}, strBytes: s.strBytes}
 	n.ht.expand(s.ht.Len())
 	nodes := make([]setMember, 0, s.ht.Len())
 	s.ht.Each(func(m *setMember) bool {
@@ -149,6 +151,7 @@ func (s *Set) convert() {
 	for i, v := range s.ints {
 		nodes[i].m = strconv.FormatInt(v, 10)
 		d.Insert(&nodes[i])
+		s.strBytes += allocSize(len(nodes[i].m))
 	}
 	s.ht, s.ints = d, nil
 }
@@ -167,6 +170,7 @@ func (s *Set) add(member []byte, lim *EncodingLimits) bool {
 		return false
 	}
 	s.ht.Insert(&setMember{m: string(member)})
+	s.strBytes += allocSize(len(member))
 	return true
 }
 
@@ -191,9 +195,11 @@ func (s *Set) addInt(v int64, lim *EncodingLimits) bool {
 // remove removes member and reports whether it was there (setTypeRemove).
 func (s *Set) remove(member []byte) bool {
 	if s.ht != nil {
-		if s.ht.Remove(bstr(member)) == nil {
+		n := s.ht.Remove(bstr(member))
+		if n == nil {
 			return false
 		}
+		s.strBytes -= allocSize(len(n.m))
 		if s.ht.NeedsShrink() {
 			s.ht.Shrink()
 		}
@@ -408,7 +414,7 @@ func (d *DB) SetPop(key []byte, count int64) (members []string, ok bool, err err
 			members = append(members, string(m))
 			return true
 		})
-		e.setObj(TypeSet, kept)
+		d.replaceValue(e, TypeSet, kept)
 	}
 	d.signal(e.key(), true, EvSPop)
 	return members, true, nil

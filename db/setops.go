@@ -213,7 +213,7 @@ func (d *DB) storeValue(dst []byte, t Type, v any, ev Event) {
 		e.setObj(t, v)
 		d.insert(e)
 	} else {
-		e.setObj(t, v)
+		d.replaceValue(e, t, v)
 		d.clearDeadline(e)
 	}
 	d.signal(e.key(), true, ev)

@@ -51,7 +51,7 @@ func (d *DB) SetString(key, val []byte, mode TTLMode, at int64, ev Event) {
 		e = newStringEntry(key, val)
 		d.insert(e)
 	} else {
-		before := baseSize(e)
+		before := baseSize(e) + accountedValue(e) // the value may be an aggregate
 		e.setStr(val)
 		d.accountBase(e, before)
 		if mode == TTLClear {

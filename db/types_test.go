@@ -366,3 +366,73 @@ func TestZAddFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestTypesMemoryAccounting checks the incremental estimate of hashes,
+// sets and sorted sets: after random writes the running total equals the
+// sum of what each key reports now, and deleting everything (or replacing
+// it with strings) brings it back to zero.
+func TestTypesMemoryAccounting(t *testing.T) {
+	ks, _ := newTestKS(t)
+	d := ks.DB(0)
+	lim := DefaultEncodingLimits()
+	lim.HashMaxListpackEntries, lim.SetMaxIntsetEntries, lim.ZSetMaxListpackEntries = 4, 4, 4
+	ks.SetEncodingLimits(lim)
+	keys := []string{"a", "b", "c", "d"}
+	for i := 0; i < 3000; i++ {
+		k := []byte(keys[i%len(keys)] + strconv.Itoa(i%5))
+		m := []byte(strconv.Itoa(i % 13))
+		if i%4 == 0 {
+			m = append(m, "-member"...)
+		}
+		switch i % 11 {
+		case 0:
+			d.HashSet([]byte("h"+string(k)), bs(string(m), strconv.Itoa(i)))
+		case 1:
+			d.HashDel([]byte("h"+string(k)), bs(string(m)))
+		case 2:
+			d.SetAdd([]byte("s"+string(k)), [][]byte{m})
+		case 3:
+			d.SetRem([]byte("s"+string(k)), [][]byte{m})
+		case 4:
+			d.ZAdd([]byte("z"+string(k)), []float64{float64(i % 7)}, [][]byte{m}, 0)
+		case 5:
+			d.ZRem([]byte("z"+string(k)), [][]byte{m})
+		case 6:
+			d.SetPop([]byte("s"+string(k)), int64(i%4))
+		case 7:
+			sets, _ := d.ReadSets(bs("sa0", "sb1"))
+			d.StoreSet([]byte("s"+string(k)), d.SetUnion(sets), EvSUnionStore)
+		case 8:
+			srcs, _ := d.ReadZSources(bs("za0", "sb1"))
+			z, n := ZUnion(srcs, AggSum)
+			d.StoreZSet([]byte("z"+string(k)), z, n, EvZUnionStore)
+		case 9:
+			r, _ := ParseScoreRange([]byte("1"), []byte("2"))
+			d.ZRemRangeByScore([]byte("z"+string(k)), &r)
+		case 10:
+			d.ZPop(bs("z"+string(k)), i%2 == 0, 2, func([]byte, int) {}, func(string, float64) {})
+		}
+		if i%500 == 499 {
+			var sum int64
+			d.Keys([]byte("*"), func(key string) {
+				n, _ := d.KeyMemory([]byte(key))
+				sum += n
+			})
+			if sum != d.UsedMemory() {
+				t.Fatalf("op %d: running total %d, sum of keys %d", i, d.UsedMemory(), sum)
+			}
+		}
+	}
+	if d.UsedMemory() <= 0 {
+		t.Fatal("no memory accounted")
+	}
+	d.Keys([]byte("s*"), func(key string) { d.SetString([]byte(key), []byte("v"), TTLClear, 0, EvSet) })
+	var all []string
+	d.Keys([]byte("*"), func(key string) { all = append(all, key) })
+	for _, k := range all {
+		d.Delete([]byte(k))
+	}
+	if got := d.UsedMemory(); got != 0 {
+		t.Fatalf("used memory %d after deleting every key, want 0", got)
+	}
+}

@@ -37,9 +37,11 @@ var ErrZScoreNaN = protocol.Error("ERR resulting score is not a number (NaN)")
 
 // ZSet is a sorted set value. Its exported methods only read.
 type ZSet struct {
-	zsl      skiplist
-	dict     dict[ZNode, *ZNode]
-	listpack bool
+	memAccount
+	zsl       skiplist
+	dict      dict[ZNode, *ZNode]
+	listpack  bool
+	elemBytes int64 // allocated bytes of the nodes and members (typesize.go)
 }
 
 func newZSet(listpack bool) *ZSet {
@@ -158,6 +160,7 @@ func (z *ZSet) dup() object {
 func (z *ZSet) insertNew(score float64, member string) *ZNode {
 	n := z.zsl.insert(score, member)
 	z.dict.Insert(n)
+	z.elemBytes += zelemSize(n)
 	return n
 }
 
@@ -168,6 +171,7 @@ func (z *ZSet) remove(member []byte) bool {
 		return false
 	}
 	z.zsl.delete(n.score, n.member)
+	z.elemBytes -= zelemSize(n)
 	if z.dict.NeedsShrink() {
 		z.dict.Shrink()
 	}
@@ -178,6 +182,7 @@ func (z *ZSet) remove(member []byte) bool {
 func (z *ZSet) removeNode(n *ZNode) {
 	z.dict.Remove(n.member)
 	z.zsl.delete(n.score, n.member)
+	z.elemBytes -= zelemSize(n)
 }
 
 // toListpackIfSmall switches a freshly built set to the listpack encoding

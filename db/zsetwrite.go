@@ -114,9 +114,12 @@ func (d *DB) ZRem(key []byte, members [][]byte) (int, error) {
 }
 
 // removedFromDict returns the callback that drops a node unlinked from the
-// skiplist from the member dict.
+// skiplist from the member dict (and from the size estimate).
 func (z *ZSet) removedFromDict() func(*ZNode) {
-	return func(n *ZNode) { z.dict.Remove(n.member) }
+	return func(n *ZNode) {
+		z.dict.Remove(n.member)
+		z.elemBytes -= zelemSize(n)
+	}
 }
 
 // finishRangeRemoval shrinks the dict if needed and signals a ZREMRANGEBY*
