@@ -363,3 +363,20 @@ func (zsl *skiplist) deleteRange(pastLow, within func(*ZNode) bool, removed func
 	}
 	return n
 }
+
+// deleteRunFrom unlinks x, which is in the list, and the nodes after it
+// while within is true (x itself is not checked), calling removed for
+// each; it returns how many it removed.
+func (zsl *skiplist) deleteRunFrom(x *ZNode, within func(*ZNode) bool, removed func(*ZNode)) int {
+	var update [zslMaxLevel]*ZNode
+	zsl.findUpdate(x.score, x.member, &update)
+	n := 0
+	for y := x; y != nil && (y == x || within(y)); {
+		next := y.level[0].forward
+		zsl.unlinkNode(y, &update)
+		removed(y)
+		n++
+		y = next
+	}
+	return n
+}

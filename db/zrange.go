@@ -179,24 +179,41 @@ func (z *ZSet) LastInRange(r *ScoreRange) *ZNode {
 	return n
 }
 
-// FirstInLexRange returns the lowest node within r, or nil.
+// FirstInLexRange returns the lowest node within r, or nil. Lexicographic
+// ranges assume every member has the same score; when they do not, Redis's
+// answer depends on the encoding: a listpack is scanned from the head
+// (zzlFirstInLexRange), a skiplist searched top-down (zslFirstInLexRange).
+// Both are reproduced, so a listpack-encoded set answers as Redis does.
 func (z *ZSet) FirstInLexRange(r *LexRange) *ZNode {
 	if r.empty() || z.zsl.tail == nil || !r.gteMin(z.zsl.tail.member) || !r.lteMax(z.zsl.first().member) {
 		return nil
 	}
-	n := z.zsl.firstMatching(func(x *ZNode) bool { return r.gteMin(x.member) })
+	var n *ZNode
+	if z.listpack {
+		for n = z.zsl.first(); n != nil && !r.gteMin(n.member); n = n.Next() {
+		}
+	} else {
+		n = z.zsl.firstMatching(func(x *ZNode) bool { return r.gteMin(x.member) })
+	}
 	if n == nil || !r.lteMax(n.member) {
 		return nil
 	}
 	return n
 }
 
-// LastInLexRange returns the highest node within r, or nil.
+// LastInLexRange returns the highest node within r, or nil; a listpack is
+// scanned from the tail (see FirstInLexRange).
 func (z *ZSet) LastInLexRange(r *LexRange) *ZNode {
 	if r.empty() || z.zsl.tail == nil || !r.gteMin(z.zsl.tail.member) || !r.lteMax(z.zsl.first().member) {
 		return nil
 	}
-	n := z.zsl.lastMatching(func(x *ZNode) bool { return r.lteMax(x.member) })
+	var n *ZNode
+	if z.listpack {
+		for n = z.zsl.tail; n != nil && !r.lteMax(n.member); n = n.Prev() {
+		}
+	} else {
+		n = z.zsl.lastMatching(func(x *ZNode) bool { return r.lteMax(x.member) })
+	}
 	if n == nil || !r.gteMin(n.member) {
 		return nil
 	}
@@ -229,11 +246,19 @@ func (z *ZSet) Count(r *ScoreRange) int {
 	return z.zsl.rank(last.score, last.member) - z.zsl.rank(first.score, first.member) + 1
 }
 
-// LexCount returns the number of members within r (ZLEXCOUNT).
+// LexCount returns the number of members within r (ZLEXCOUNT): for a
+// listpack, the run from the first member in range, as Redis counts it.
 func (z *ZSet) LexCount(r *LexRange) int {
 	first := z.FirstInLexRange(r)
 	if first == nil {
 		return 0
+	}
+	if z.listpack {
+		n := 0
+		for x := first; x != nil && r.lteMax(x.member); x = x.Next() {
+			n++
+		}
+		return n
 	}
 	last := z.LastInLexRange(r)
 	return z.zsl.rank(last.score, last.member) - z.zsl.rank(first.score, first.member) + 1

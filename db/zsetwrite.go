@@ -179,10 +179,16 @@ func (d *DB) ZRemRangeByLex(key []byte, r *LexRange) (int, error) {
 	if err != nil || e == nil {
 		return 0, err
 	}
-	deleted := z.zsl.deleteRange(
-		func(n *ZNode) bool { return r.gteMin(n.member) },
-		func(n *ZNode) bool { return r.lteMax(n.member) },
-		z.removedFromDict())
+	within := func(n *ZNode) bool { return r.lteMax(n.member) }
+	var deleted int
+	if z.listpack {
+		// zzlDeleteRangeByLex: the run from the first member in range.
+		if first := z.FirstInLexRange(r); first != nil {
+			deleted = z.zsl.deleteRunFrom(first, within, z.removedFromDict())
+		}
+	} else {
+		deleted = z.zsl.deleteRange(func(n *ZNode) bool { return r.gteMin(n.member) }, within, z.removedFromDict())
+	}
 	d.finishRangeRemoval(e, z, deleted, EvZRemRangeByLex)
 	return deleted, nil
 }
