@@ -1,6 +1,7 @@
 package server
 
 import (
+	"math"
 	"math/rand/v2"
 
 	"github.com/miniwatchd/miniwatchd/db"
@@ -286,7 +287,7 @@ func cmdSInter(c *client, args [][]byte) {
 }
 
 func cmdSInterCard(c *client, args [][]byte) {
-	numkeys, err := parseRangeLong(args[1], 1, 1<<63-1, errNumkeysPositive)
+	numkeys, err := parseRangeLong(args[1], 1, math.MaxInt64, errNumkeysPositive)
 	if err != nil {
 		c.fail(err)
 		return
