@@ -22,34 +22,15 @@ type zlevel struct {
 // lookups and walk them with Next and Prev; they must not keep a node past
 // the next write to its sorted set.
 type ZNode struct {
-	// The fields a walk reads come first, so that a one-level node's
-	// score and link share the first cache line.
+	// The fields a walk reads come first, so that the score and the two
+	// lowest levels (those of 15 nodes in 16) share one cache line.
 	score    float64
-	level    []zlevel // backed by level0 or by the levels of a zNodeN
-	level0   [1]zlevel
+	level    []zlevel // backed by lv, or a separate array for taller nodes
+	lv       [2]zlevel
 	backward *ZNode
 	member   string
 	next     *ZNode // chain of the member dict
 }
-
-// zNode2, zNode3 and zNode4 hold a node and its levels in one allocation,
-// as Redis's zskiplistNode does with its flexible array, so that a walk
-// along a high level does not take an extra cache miss per node. Taller
-// nodes (under 0.4% of them) get a separate array.
-type (
-	zNode2 struct {
-		ZNode
-		lv [2]zlevel
-	}
-	zNode3 struct {
-		ZNode
-		lv [3]zlevel
-	}
-	zNode4 struct {
-		ZNode
-		lv [4]zlevel
-	}
-)
 
 // Member returns the node's member.
 func (n *ZNode) Member() string { return n.member }
@@ -68,39 +49,17 @@ func (n *ZNode) dictNext() *ZNode     { return n.next }
 func (n *ZNode) setDictNext(x *ZNode) { n.next = x }
 
 func newZNode(levels int, score float64, member string) *ZNode {
-	var n *ZNode
-	switch levels {
-	case 1:
-		n = &ZNode{}
-		n.level = n.level0[:]
-	case 2:
-		x := &zNode2{}
-		n = &x.ZNode
-		n.level = x.lv[:]
-	case 3:
-		x := &zNode3{}
-		n = &x.ZNode
-		n.level = x.lv[:]
-	case 4:
-		x := &zNode4{}
-		n = &x.ZNode
-		n.level = x.lv[:]
-	default:
-		n = &ZNode{level: make([]zlevel, levels)}
-	}
-	n.score, n.member = score, member
+	n := &ZNode{score: score, member: member}
+	n.setLevels(levels)
 	return n
 }
 
 // setLevels gives the unlinked node n the given number of empty levels,
-// reusing its own level storage when it is large enough.
+// in its own storage when they fit.
 func (n *ZNode) setLevels(levels int) {
-	switch {
-	case levels == 1:
-		n.level = n.level[:1]
-	case cap(n.level) >= levels:
-		n.level = n.level[:levels]
-	default:
+	if levels <= len(n.lv) {
+		n.level = n.lv[:levels]
+	} else {
 		n.level = make([]zlevel, levels)
 	}
 	clear(n.level)

@@ -14,9 +14,9 @@ const (
 	dictBytes      = 80 // a dict struct (two tables, counters)
 	hashEntryBytes = int64(unsafe.Sizeof(hashEntry{}))
 	setMemberBytes = 32 // setMember (24) rounded to its size class
-	// zNodeBytes is the size class of an average skiplist node: 80 bytes,
-	// plus a second level for a quarter of the nodes and so on.
-	zNodeBytes = 96
+	// zNodeBytes is a skiplist node (96 bytes, two levels inline); the
+	// separate level arrays of the few taller nodes are not counted.
+	zNodeBytes = int64(unsafe.Sizeof(ZNode{}))
 	// zsetBytes is the ZSet struct with its 32-level skiplist header.
 	zsetBytes = int64(unsafe.Sizeof(ZSet{})) + zslMaxLevel*int64(unsafe.Sizeof(zlevel{}))
 )
