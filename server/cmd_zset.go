@@ -54,6 +54,9 @@ func zaddGeneric(c *client, args [][]byte, flags db.ZAddFlags) {
 options:
 	for ; scoreIdx < len(args); scoreIdx++ {
 		opt := args[scoreIdx]
+		if !maybeZAddOption(opt) {
+			break // the first score: no need to compare with every option
+		}
 		switch {
 		case cstrEqualFold(opt, "nx"):
 			flags |= db.ZAddNX
@@ -95,7 +98,7 @@ options:
 	var memberBuf [8][]byte
 	scores, members := scoreBuf[:0], memberBuf[:0]
 	for j := 0; j < elements; j++ {
-		f, ok := protocol.ParseFloat(args[scoreIdx+2*j])
+		f, ok := parseScore(args[scoreIdx+2*j])
 		if !ok {
 			c.fail(protocol.ErrNotFloat)
 			return
@@ -118,6 +121,28 @@ options:
 	default:
 		c.w.Int(int64(res.Added))
 	}
+}
+
+// maybeZAddOption reports whether arg could be one of ZADD's options: they
+// all start with one of the letters n, x, c, i, g, l.
+func maybeZAddOption(arg []byte) bool {
+	if len(arg) < 2 {
+		return false
+	}
+	switch arg[0] | 0x20 {
+	case 'n', 'x', 'c', 'i', 'g', 'l':
+		return true
+	}
+	return false
+}
+
+// parseScore is string2d (protocol.ParseFloat) with a fast path for the
+// common integer score: a string2ll integer within +-2^53 converts exactly.
+func parseScore(b []byte) (float64, bool) {
+	if n, ok := protocol.ParseInt(b); ok && n >= -1<<53 && n <= 1<<53 {
+		return float64(n), true
+	}
+	return protocol.ParseFloat(b)
 }
 
 func cmdZAdd(c *client, args [][]byte)    { zaddGeneric(c, args, 0) }
