@@ -343,35 +343,36 @@ func TestDiffSet(t *testing.T) { tpRunCases(t, setCases) }
 func TestDiffSetLarge(t *testing.T) {
 	for _, proto := range []int{2, 3} {
 		t.Run("RESP"+strconv.Itoa(proto), func(t *testing.T) {
-			p := newTPPair(t, proto)
+			p := newDiffPairProto(t, proto)
+			p.taint()
 			c := p.Conn("A")
 			args := []string{"SADD", "big"}
 			for i := 0; i < 1000; i++ {
 				args = append(args, "m:"+strconv.Itoa(i))
 			}
-			c.DoMode(tpExact, args...)
-			c.DoMode(tpExact, "OBJECT", "ENCODING", "big")
-			c.DoMode(tpSorted, "SMEMBERS", "big")
-			c.DoMode(tpExact, "SCARD", "big")
-			c.DoMode(tpSorted, "SRANDMEMBER", "big", "2000")
-			c.DoMode(tpShape, "SRANDMEMBER", "big", "10")
-			c.DoMode(tpShape, "SRANDMEMBER", "big", "900")
-			c.ScanAll(false, "SSCAN", "big")
-			c.ScanAll(false, "SSCAN", "big", "COUNT", "7", "MATCH", "*1*")
-			c.DoMode(tpShape, "SPOP", "big", "10")
-			c.DoMode(tpExact, "SCARD", "big")
-			c.DoMode(tpShape, "SPOP", "big", "900")
-			c.DoMode(tpExact, "SCARD", "big")
-			c.DoMode(tpExact, "DEL", "big")
+			tpDo(c, tpExact, args...)
+			tpDo(c, tpExact, "OBJECT", "ENCODING", "big")
+			tpDo(c, tpSorted, "SMEMBERS", "big")
+			tpDo(c, tpExact, "SCARD", "big")
+			tpDo(c, tpSorted, "SRANDMEMBER", "big", "2000")
+			tpDo(c, tpShape, "SRANDMEMBER", "big", "10")
+			tpDo(c, tpShape, "SRANDMEMBER", "big", "900")
+			tpScanAll(c, false, "SSCAN", "big")
+			tpScanAll(c, false, "SSCAN", "big", "COUNT", "7", "MATCH", "*1*")
+			tpDo(c, tpShape, "SPOP", "big", "10")
+			tpDo(c, tpExact, "SCARD", "big")
+			tpDo(c, tpShape, "SPOP", "big", "900")
+			tpDo(c, tpExact, "SCARD", "big")
+			tpDo(c, tpExact, "DEL", "big")
 			args = []string{"SADD", "ints"}
 			for i := 0; i < 1000; i++ {
 				args = append(args, strconv.Itoa(i*7))
 			}
-			c.DoMode(tpExact, args...)
-			c.DoMode(tpExact, "OBJECT", "ENCODING", "ints")
-			c.DoMode(tpSorted, "SMEMBERS", "ints")
-			c.ScanAll(false, "SSCAN", "ints")
-			c.DoMode(tpExact, "SINTERCARD", "2", "ints", "ints")
+			tpDo(c, tpExact, args...)
+			tpDo(c, tpExact, "OBJECT", "ENCODING", "ints")
+			tpDo(c, tpSorted, "SMEMBERS", "ints")
+			tpScanAll(c, false, "SSCAN", "ints")
+			tpDo(c, tpExact, "SINTERCARD", "2", "ints", "ints")
 		})
 	}
 }

@@ -33,15 +33,18 @@ func modelOps() int {
 // modelRun holds the connection and the random source of one model test.
 type modelRun struct {
 	t   *testing.T
-	c   *tpConn
+	c   *respConn
 	rng *rand.Rand
 	op  int
 	cmd []string
 }
 
+// newModelRun leases a miniwatchd (not reused afterwards: the test changes
+// its configuration) and sets tiny encoding thresholds.
 func newModelRun(t *testing.T, seed uint64) *modelRun {
-	addr := tpStartOurs(t)
-	m := &modelRun{t: t, c: tpDial(t, addr), rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
+	srv := leaseServer(t, ours)
+	srv.taint()
+	m := &modelRun{t: t, c: srv.dial(t), rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
 	t.Logf("seed %d", seed)
 	for _, kv := range [][2]string{
 		{"hash-max-listpack-entries", "6"}, {"hash-max-listpack-value", "6"},
@@ -59,10 +62,10 @@ func modelSeed() uint64 {
 	return rand.Uint64()
 }
 
-func (m *modelRun) do(args ...string) tpNode {
+func (m *modelRun) do(args ...string) node {
 	m.t.Helper()
 	m.cmd = args
-	n, err := m.c.do(args...)
+	n, err := m.c.Do(args...)
 	if err != nil {
 		m.t.Fatalf("op %d %q: %v", m.op, args, err)
 	}
@@ -74,32 +77,32 @@ func (m *modelRun) failf(format string, a ...any) {
 	m.t.Fatalf("op %d %q: %s", m.op, m.cmd, fmt.Sprintf(format, a...))
 }
 
-func (m *modelRun) wantInt(n tpNode, want int) {
+func (m *modelRun) wantInt(n node, want int) {
 	m.t.Helper()
-	if n.Kind != ':' || n.Str != strconv.Itoa(want) {
-		m.failf("got %s, want :%d", n, want)
+	if n.Kind != ':' || n.Int != int64(want) {
+		m.failf("got %s, want :%d", fmtNode(n), want)
 	}
 }
 
-func (m *modelRun) wantOK(n tpNode) {
+func (m *modelRun) wantOK(n node) {
 	m.t.Helper()
 	if n.Kind != '+' || n.Str != "OK" {
-		m.failf("got %s, want +OK", n)
+		m.failf("got %s, want +OK", fmtNode(n))
 	}
 }
 
 // wantBulk checks a bulk reply; nil wants a null.
-func (m *modelRun) wantBulk(n tpNode, want *string) {
+func (m *modelRun) wantBulk(n node, want *string) {
 	m.t.Helper()
 	switch {
 	case want == nil && !(n.Kind == '$' && n.Null):
-		m.failf("got %s, want null", n)
+		m.failf("got %s, want null", fmtNode(n))
 	case want != nil && (n.Kind != '$' || n.Null || n.Str != *want):
-		m.failf("got %s, want %q", n, *want)
+		m.failf("got %s, want %q", fmtNode(n), *want)
 	}
 }
 
-func strs(n tpNode) []string {
+func strs(n node) []string {
 	out := make([]string, len(n.Elems))
 	for i, e := range n.Elems {
 		out[i] = e.Str
@@ -108,15 +111,15 @@ func strs(n tpNode) []string {
 }
 
 // wantList checks an array of bulk strings in order.
-func (m *modelRun) wantList(n tpNode, want []string) {
+func (m *modelRun) wantList(n node, want []string) {
 	m.t.Helper()
 	if n.Kind != '*' || !slices.Equal(strs(n), want) {
-		m.failf("got %s, want %q", n, want)
+		m.failf("got %s, want %q", fmtNode(n), want)
 	}
 }
 
 // wantUnordered checks an array of bulk strings as a multiset.
-func (m *modelRun) wantUnordered(n tpNode, want []string) {
+func (m *modelRun) wantUnordered(n node, want []string) {
 	m.t.Helper()
 	got := strs(n)
 	slices.Sort(got)
@@ -210,7 +213,7 @@ func TestModelHash(t *testing.T) {
 			n, err := strconv.ParseInt(cur, 10, 64)
 			if ok && (err != nil || strconv.FormatInt(n, 10) != cur) {
 				if r.Kind != '-' || r.Str != "ERR hash value is not an integer" {
-					m.failf("got %s, want not-an-integer error", r)
+					m.failf("got %s, want not-an-integer error", fmtNode(r))
 				}
 				break
 			}
@@ -251,7 +254,7 @@ func TestModelHash(t *testing.T) {
 			}
 			for _, x := range strs(r) {
 				if _, ok := h[x]; !ok || len(r.Elems) != 3 {
-					m.failf("got %s for %v", r, h)
+					m.failf("got %s for %v", fmtNode(r), h)
 				}
 			}
 		case 11:
@@ -329,7 +332,7 @@ func TestModelSet(t *testing.T) {
 				break
 			}
 			if r.Kind != '$' || !s[r.Str] {
-				m.failf("popped %s, not in %v", r, list(s))
+				m.failf("popped %s, not in %v", fmtNode(r), list(s))
 			}
 			delete(s, r.Str)
 			if len(s) == 0 {
