@@ -98,6 +98,7 @@ func New(cfg Config) (*Server, error) {
 		activeExpire: true,
 	}
 	s.params = newParamRegistry(s)
+	s.initEncodingLimits()
 	s.ks.SetObserver(observer{s})
 	s.mu.Lock()
 	for _, fn := range startHooks {
