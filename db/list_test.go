@@ -9,14 +9,6 @@ import (
 	"github.com/miniwatchd/miniwatchd/watch"
 )
 
-func bs(s ...string) [][]byte {
-	out := make([][]byte, len(s))
-	for i, v := range s {
-		out[i] = []byte(v)
-	}
-	return out
-}
-
 func listOf(t *testing.T, d *DB, key string) []string {
 	t.Helper()
 	l, err := d.LookupList([]byte(key))
