@@ -2,7 +2,9 @@ package db
 
 import (
 	"errors"
+	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/miniwatchd/miniwatchd/protocol"
@@ -252,3 +254,52 @@ func (r readyRecorder) Ready(d *DB, key string, t Type) {
 }
 func (r readyRecorder) Flushed(db int)   {}
 func (r readyRecorder) Swapped(a, b int) {}
+
+// TestListMemoryAccounting runs random list writes, served pops included,
+// and checks that the keyspace's running total equals the sum of every
+// key's estimate, and returns to 0 when the lists are gone.
+func TestListMemoryAccounting(t *testing.T) {
+	ks, _ := newTestKS(t)
+	d := ks.DB(0)
+	r := rand.New(rand.NewPCG(3, 4))
+	keys := []string{"a", "b", "c", "d"}
+	for i := 0; i < 4000; i++ {
+		k := []byte(keys[r.IntN(len(keys))])
+		k2 := []byte(keys[r.IntN(len(keys))])
+		v := []byte(strings.Repeat("x", r.IntN(40)))
+		switch r.IntN(9) {
+		case 0, 1:
+			d.ListPush(k, [][]byte{v, v}, r.IntN(2) == 0, false)
+		case 2:
+			d.ListPop(k, r.IntN(2) == 0, 1+r.IntN(3), nil)
+		case 3:
+			d.ListMove(k, k2, true, false)
+		case 4:
+			d.ListSet(k, int64(r.IntN(4)), v)
+		case 5:
+			d.ListInsert(k, true, v, []byte("ins"))
+		case 6:
+			d.ListRemove(k, int64(r.IntN(3)-1), v)
+		case 7:
+			d.ListTrim(k, int64(r.IntN(3)), int64(-1-r.IntN(3)))
+		case 8:
+			if d.ReadyType(string(k)) == TypeList {
+				d.ServeListMove(string(k), k2, false, true)
+			}
+		}
+		var sum int64
+		d.Keys([]byte("*"), func(key string) {
+			n, _ := d.KeyMemory([]byte(key))
+			sum += n
+		})
+		if sum != d.UsedMemory() {
+			t.Fatalf("op %d: running total %d, sum of keys %d", i, d.UsedMemory(), sum)
+		}
+	}
+	for _, k := range keys {
+		d.Delete([]byte(k))
+	}
+	if got := d.UsedMemory(); got != 0 {
+		t.Fatalf("used memory %d after deleting every list, want 0", got)
+	}
+}

@@ -1,14 +1,18 @@
 package db
 
+import "unsafe"
+
 // List is a list value (Redis's quicklist): a double-ended queue of
 // elements kept in a ring buffer, so pushes and pops at both ends are
 // amortised O(1), indexing is O(1), and inserting or removing in the middle
 // moves the shorter side. Callers outside the package only read it; every
 // change goes through the (*DB) list operations, which end in signal.
 type List struct {
-	buf  []string // ring; len(buf) is zero or a power of two
-	head int      // index in buf of element 0
-	n    int      // number of elements
+	buf      []string // ring; len(buf) is zero or a power of two
+	head     int      // index in buf of element 0
+	n        int      // number of elements
+	strBytes int64    // allocated bytes of the elements' contents
+	memAccount
 }
 
 // minListCap is the ring size of a new list.
@@ -57,7 +61,7 @@ func (l *List) RangeBounds(start, stop int64) (first, n int) {
 }
 
 func (l *List) dup() object {
-	c := &List{buf: make([]string, len(l.buf)), n: l.n}
+	c := &List{buf: make([]string, len(l.buf)), n: l.n, strBytes: l.strBytes}
 	for i := 0; i < l.n; i++ {
 		c.buf[i] = l.At(i)
 	}
@@ -67,6 +71,15 @@ func (l *List) dup() object {
 // encoding is what OBJECT ENCODING reports: Redis 7.0 always stores lists
 // as quicklists.
 func (l *List) encoding() string { return "quicklist" }
+
+// memUsage estimates the list's heap bytes in O(1): the struct, the ring
+// of string headers and the elements' contents.
+func (l *List) memUsage() int64 {
+	return int64(unsafe.Sizeof(List{})) + allocSize(len(l.buf)*int(unsafe.Sizeof(""))) + l.strBytes
+}
+
+func (l *List) added(v string)   { l.strBytes += allocSize(len(v)) }
+func (l *List) removed(v string) { l.strBytes -= allocSize(len(v)) }
 
 // grow makes room for at least extra more elements.
 func (l *List) grow(extra int) {
@@ -117,12 +130,14 @@ func (l *List) pushFront(v string) {
 	l.head = (l.head - 1) & (len(l.buf) - 1)
 	l.buf[l.head] = v
 	l.n++
+	l.added(v)
 }
 
 func (l *List) pushBack(v string) {
 	l.grow(1)
 	*l.slot(l.n) = v
 	l.n++
+	l.added(v)
 }
 
 // pop removes and returns the first (left) or last element; the list must
@@ -138,6 +153,7 @@ func (l *List) pop(left bool) string {
 	v := *p
 	*p = ""
 	l.n--
+	l.removed(v)
 	if l.n == 0 {
 		l.head = 0
 	}
@@ -145,7 +161,12 @@ func (l *List) pop(left bool) string {
 }
 
 // set replaces element i.
-func (l *List) set(i int, v string) { *l.slot(i) = v }
+func (l *List) set(i int, v string) {
+	p := l.slot(i)
+	l.removed(*p)
+	*p = v
+	l.added(v)
+}
 
 // linearize lays the elements out as buf[:n] and returns that slice.
 func (l *List) linearize() []string {
@@ -167,6 +188,7 @@ func (l *List) insert(i int, v string) {
 	copy(s[i+1:], s[i:])
 	s[i] = v
 	l.n++
+	l.added(v)
 }
 
 // deleteRange removes n elements starting at index first.
@@ -185,6 +207,9 @@ func (l *List) deleteRange(first, n int) {
 		}
 	default:
 		s := l.linearize()
+		for _, v := range s[first : first+n] {
+			l.removed(v)
+		}
 		copy(s[first:], s[first+n:])
 		clear(s[l.n-n:])
 		l.n -= n
@@ -201,6 +226,7 @@ func (l *List) removeMatches(v []byte, limit int64, fromTail bool) int64 {
 	keep := func(e string) bool {
 		if (limit <= 0 || removed < limit) && e == string(v) {
 			removed++
+			l.removed(e)
 			return false
 		}
 		return true

@@ -78,6 +78,13 @@ func TestListAgainstModel(t *testing.T) {
 			if got := listElems(&l); !slices.Equal(got, m) {
 				t.Fatalf("seed %d step %d op %d: list %v, model %v", seed, step, op, got, m)
 			}
+			var bytes int64
+			for _, v := range m {
+				bytes += allocSize(len(v))
+			}
+			if l.strBytes != bytes {
+				t.Fatalf("seed %d step %d op %d: strBytes %d, want %d", seed, step, op, l.strBytes, bytes)
+			}
 		}
 	}
 }
