@@ -139,17 +139,6 @@ func (l *waitList) remove(w *waiter) {
 	l.n--
 }
 
-// rotateHeadToTail moves the first waiter to the end (Redis's
-// listRotateHeadToTail, used to skip clients waiting for another type).
-func (l *waitList) rotateHeadToTail() {
-	if l.n < 2 {
-		return
-	}
-	w := l.head
-	l.remove(w)
-	l.pushBack(w)
-}
-
 // readyKey is one entry of the ready list.
 type readyKey struct {
 	dbIndex int
@@ -351,29 +340,29 @@ func (s *Server) handleClientsBlockedOnKeysLocked() {
 }
 
 // serveWaitListLocked serves the clients blocked on wl's key, which holds
-// data of kind, first-blocked-first (Redis's serveClientsBlockedOnListKey):
-// every client present when service starts is visited once; a client of
-// another kind is moved to the end of the list; service stops when the key
-// is deleted.
+// data of kind, first-blocked-first (Redis 7.0.15's
+// serveClientsBlockedOnListKey and serveClientsBlockedOnSortedSetKey):
+// clients blocked for another type are skipped and keep their place;
+// service stops when the key is deleted.
 func (s *Server) serveWaitListLocked(d *db.DB, wl *waitList, kind blockKind) {
-	for n := wl.n; n > 0; n-- {
-		c := wl.head.c
-		if c.blocked.kind != kind {
-			wl.rotateHeadToTail()
-			continue
-		}
-		if c.killed.Load() {
+	for w := wl.head; w != nil; {
+		next := w.next // unblocking c removes only w from this list
+		c := w.c
+		switch {
+		case c.blocked.kind != kind:
+		case c.killed.Load():
 			s.unblockClientLocked(c) // being freed: it must not take data
-			continue
+		default:
+			served, deleted := blockServers[kind](s, c, d, wl.key)
+			if !served {
+				return
+			}
+			s.unblockClientLocked(c)
+			s.wakeLocked(c)
+			if deleted {
+				return
+			}
 		}
-		served, deleted := blockServers[kind](s, c, d, wl.key)
-		if !served {
-			return
-		}
-		s.unblockClientLocked(c)
-		s.wakeLocked(c)
-		if deleted {
-			return
-		}
+		w = next
 	}
 }

@@ -30,8 +30,6 @@ var listCommands = []commandDef{
 func init() { registerFamily(listCommands) }
 
 var (
-	errNumkeys      = protocol.Error("ERR numkeys should be greater than 0")
-	errCountZero    = protocol.Error("ERR count should be greater than 0")
 	errRankZero     = protocol.Error("ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... or use negative to start from the end of the list")
 	errCountNeg     = protocol.Error("ERR COUNT can't be negative")
 	errMaxlenNeg    = protocol.Error("ERR MAXLEN can't be negative")
@@ -373,20 +371,21 @@ func moveCommand(c *client, src, dst []byte, from, to bool) {
 	}
 }
 
-// mpopArgs are the parsed arguments of LMPOP/BLMPOP (and ZMPOP/BZMPOP).
+// mpopArgs are the parsed arguments of LMPOP/BLMPOP and BZMPOP.
 type mpopArgs struct {
 	keys  [][]byte
-	left  bool
+	left  bool // LEFT, or MIN for sorted sets
 	count int
 }
 
-// parseMPop parses "numkeys key [key ...] LEFT|RIGHT [COUNT count]" with
-// numkeys at args[idx] (Redis's lmpopGenericCommand): the keys, the side and
-// the count (1 when not given).
+// parseMPop parses "numkeys key [key ...] <side> [COUNT count]" with
+// numkeys at args[idx] (Redis's lmpopGenericCommand and
+// zmpopGenericCommand): the keys, the side as side parses it (LEFT|RIGHT or
+// MIN|MAX) and the count (1 when not given).
 func parseMPop(args [][]byte, idx int, side func([]byte) (bool, bool)) (mpopArgs, error) {
 	numkeys, ok := protocol.ParseInt(args[idx])
 	if !ok || numkeys < 1 {
-		return mpopArgs{}, errNumkeys
+		return mpopArgs{}, errNumkeysPositive
 	}
 	if numkeys >= int64(len(args)) {
 		return mpopArgs{}, protocol.ErrSyntax
@@ -405,7 +404,7 @@ func parseMPop(args [][]byte, idx int, side func([]byte) (bool, bool)) (mpopArgs
 			j++
 			n, ok := protocol.ParseInt(args[j])
 			if !ok || n < 1 {
-				return mpopArgs{}, errCountZero
+				return mpopArgs{}, errCountPositive
 			}
 			count = n
 			continue
