@@ -208,8 +208,17 @@ func (s *Server) blockForKeysLocked(c *client, kind blockKind, keys [][]byte, de
 	b := &blockedClient{c: c, kind: kind, dbIndex: c.db.ID(), deadline: deadline, heapIdx: -1, args: args}
 	bdb := s.blockingDBLocked(b.dbIndex)
 	b.waits = make([]*waiter, 0, len(keys))
+	var seen map[string]bool // for long key lists; short ones are scanned
+	if len(keys) > 16 {
+		seen = make(map[string]bool, len(keys))
+	}
 	for _, k := range keys {
-		if b.waitsOn(k) {
+		if seen != nil {
+			if seen[string(k)] {
+				continue
+			}
+			seen[string(k)] = true
+		} else if b.waitsOn(k) {
 			continue // a key given twice counts once
 		}
 		wl := bdb.keys[string(k)]

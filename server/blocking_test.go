@@ -312,3 +312,26 @@ func TestWaitListOrder(t *testing.T) {
 		t.Fatalf("list not empty: %+v", l)
 	}
 }
+
+// TestBlockOnManyKeysCountsEachOnce: duplicates in a long key list (the
+// map path) and in a short one (the scan path) block once per key.
+func TestBlockOnManyKeysCountsEachOnce(t *testing.T) {
+	s := startTestServer(t)
+	for _, n := range []int{5, 40} {
+		c := dialTest(t, s)
+		args := []string{"BLPOP"}
+		for i := 0; i < n; i++ {
+			args = append(args, "k"+strconv.Itoa(i%(n/2+1)))
+		}
+		c.send(append(args, "0")...)
+		waitSnapshot(t, s, blockingSnapshot{blocked: 1, waitLists: n/2 + 1})
+		s.mu.Lock()
+		waits := len(s.blk.dbs[0].keys["k0"].head.c.blocked.waits)
+		s.mu.Unlock()
+		if waits != n/2+1 {
+			t.Errorf("%d keys: client waits on %d keys, want %d", n, waits, n/2+1)
+		}
+		c.conn.Close()
+		waitSnapshot(t, s, blockingSnapshot{})
+	}
+}
