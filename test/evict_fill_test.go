@@ -125,4 +125,3 @@ func infoInt(t *testing.T, c *respConn, field string) int64 {
 	}
 	return v
 }
-
