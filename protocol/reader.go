@@ -112,10 +112,6 @@ type Parser struct {
 	// bufCap mirrors cap(buf) for Cap, which other goroutines call (the
 	// memory cron, CLIENT LIST) while the connection's goroutine fills buf.
 	bufCap atomic.Int64
-	// unparsed mirrors len(buf)-pos as of the last Fill or Next, for
-	// Buffered, which other goroutines call (CLIENT LIST of a client that
-	// is blocked, or reading, while another client runs the command).
-	unparsed atomic.Int64
 
 	// A multibulk command in progress (Redis's multibulklen and bulklen).
 	pending  int       // bulks still expected; 0 when none is in progress
@@ -136,9 +132,8 @@ type Parser struct {
 
 type argSpan struct{ start, end int }
 
-// Buffered reports the bytes received but not parsed yet (CLIENT LIST
-// qbuf), as of the last Fill or Next; it may be called from any goroutine.
-func (p *Parser) Buffered() int { return int(p.unparsed.Load()) }
+// Buffered reports the bytes received but not parsed yet (CLIENT LIST qbuf).
+func (p *Parser) Buffered() int { return len(p.buf) - p.pos }
 
 // Cap reports the capacity of the query buffer; it may be called from any
 // goroutine.
@@ -190,7 +185,6 @@ func (p *Parser) Fill(r io.Reader) (int, error) {
 		n = 0 // a broken Reader must not corrupt the buffer
 	}
 	p.buf = p.buf[:len(p.buf)+n]
-	p.unparsed.Store(int64(len(p.buf) - p.pos))
 	return n, err
 }
 
@@ -266,12 +260,6 @@ func (p *Parser) reserve(want int, exact bool) {
 // protocol error every call returns the same *ProtocolError: reply
 // "-ERR "+err.Error() and close the connection.
 func (p *Parser) Next() (args [][]byte, ok bool, err error) {
-	args, ok, err = p.next()
-	p.unparsed.Store(int64(len(p.buf) - p.pos))
-	return args, ok, err
-}
-
-func (p *Parser) next() (args [][]byte, ok bool, err error) {
 	if p.err != nil {
 		return nil, false, p.err
 	}
