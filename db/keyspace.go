@@ -126,6 +126,7 @@ const (
 	lookupRead    lookupFlags = 1 << iota // count keyspace hits and misses
 	lookupNoTouch                         // do not update the LRU/LFU data
 	lookupNoExpire                        // report stale keys as missing but do not delete them
+	lookupNoNotify                        // no "keymiss" event for a missing key (OBJECT)
 )
 
 // lookup finds key. A key past its deadline is deleted through the single
@@ -140,6 +141,9 @@ func (d *DB) lookup(key string, flags lookupFlags) *entry {
 	if flags&lookupRead != 0 {
 		if e == nil {
 			d.ks.Stats.KeyspaceMisses++
+			if o := d.ks.observer; o != nil && flags&lookupNoNotify == 0 {
+				o.Notify(d, EvKeyMiss, key) // Redis's lookupKey raises it with the miss
+			}
 		} else {
 			d.ks.Stats.KeyspaceHits++
 		}

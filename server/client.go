@@ -33,6 +33,7 @@ type client struct {
 	libVer        string // engine: CLIENT SETINFO lib-ver
 	watch         watch.Client
 	multi         multi.State
+	ps            clientPubSub // engine: subscriptions and client-side caching
 
 	executing      bool // engine: a batch of this client's commands is running
 	inExec         bool // engine: running the commands queued in MULTI

@@ -30,13 +30,16 @@ func init() { registerFamily(clientCommands) }
 // cmdHelp answers "<CONTAINER> HELP" with Redis's text.
 func cmdHelp(c *client, args [][]byte) {
 	lines := helpTexts[strings.ToLower(string(args[0]))]
-	c.w.Array(len(lines) + 2)
+	if len(lines) == 0 {
+		c.w.Array(0)
+		return
+	}
+	// The generated texts end with Redis's own "HELP" / "Prints this help."
+	c.w.Array(len(lines))
 	c.w.Status(strings.ToUpper(string(args[0])) + " <subcommand> [<arg> [value] [opt] ...]. Subcommands are:")
 	for _, l := range lines[1:] {
 		c.w.Status(l)
 	}
-	c.w.Status("HELP")
-	c.w.Status("    Print this help.")
 }
 
 func cmdClientID(c *client, args [][]byte) { c.w.Int(c.id) }
@@ -291,7 +294,7 @@ func cmdClientKill(c *client, args [][]byte) {
 	var (
 		id                   int64 = -1
 		addr, laddr, user, t string
-		skipme                     = true
+		skipme               = true
 	)
 	for i := 2; i < len(args); i += 2 {
 		if i+1 >= len(args) {

@@ -48,9 +48,10 @@ type Server struct {
 	startTime time.Time
 	runID     string
 
-	activeExpire bool          // mu: DEBUG SET-ACTIVE-EXPIRE
+	ps           pubsubState  // mu: pub/sub, keyspace notifications, client-side caching
+	activeExpire bool         // mu: DEBUG SET-ACTIVE-EXPIRE
 	expireCycle  expire.Cycle // used only by the cron goroutine
-	configFile   string // absolute path of the config file, "" if none
+	configFile   string       // absolute path of the config file, "" if none
 }
 
 // stats are the counters INFO reports that the keyspace does not keep.
