@@ -3,8 +3,11 @@ module github.com/miniwatchd/miniwatchd
 go 1.26.8
 
 require (
-	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/cespare/xxhash/v2 v2.3.0
+	github.com/tidwall/redcon v1.6.4
+)
+
+require (
 	github.com/tidwall/btree v1.1.0 // indirect
 	github.com/tidwall/match v1.1.1 // indirect
-	github.com/tidwall/redcon v1.6.4 // indirect
 )

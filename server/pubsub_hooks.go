@@ -9,11 +9,10 @@ import (
 )
 
 // Wiring of pub/sub, keyspace notifications and client-side caching into
-// the engine's hooks. The preCallChecks registered here keep Redis 7.0's
-// processCommand order relative to each other (the tracking table limit
-// right after the out-of-memory check, the RESP2 pub/sub context check
-// after the replica checks); relative to other subsystems they run in file
-// name order.
+// the engine's hooks. The checks before a call take Redis 7.0's
+// processCommand positions: the tracking table limit right after the
+// out-of-memory check, the RESP2 pub/sub context check after the replica
+// checks.
 
 func init() {
 	keyEventHooks = append(keyEventHooks, trackingKeyEvent, notifyKeyspaceEvent)
@@ -21,7 +20,8 @@ func init() {
 	flushedHooks = append(flushedHooks, trackingFlushed)
 
 	beforeCommandHooks = append(beforeCommandHooks, trackingBeforeCommand)
-	preCallChecks = append(preCallChecks, trackingLimitCheck, pubsubContextCheck)
+	registerPreCallCheck(checkOrderOOM+1, trackingLimitCheck)
+	registerPreCallCheck(checkOrderPubSub, pubsubContextCheck)
 	afterCallHooks = append(afterCallHooks, trackingAfterCall)
 	afterCommandHooks = append(afterCommandHooks, (*Server).flushPendingInvalidationsLocked)
 	batchEndHooks = append(batchEndHooks, func(s *Server, c *client) {
