@@ -156,13 +156,13 @@ type psConn struct {
 	r    *bufio.Reader
 	id   int64
 
-	proto          int
-	normalSubs     int64 // channels + patterns, from the last confirmation
-	shardSubs      int64
-	inMulti        bool
-	closed         bool
-	syncToken      int
-	out            []byte // queued commands
+	proto      int
+	normalSubs int64 // channels + patterns, from the last confirmation
+	shardSubs  int64
+	inMulti    bool
+	closed     bool
+	syncToken  int
+	out        []byte // queued commands
 }
 
 func psDial(t *testing.T, addr, name string) *psConn {
