@@ -8,6 +8,8 @@ require (
 )
 
 require (
+	github.com/redis/rueidis v1.0.79 // indirect
 	github.com/tidwall/btree v1.1.0 // indirect
 	github.com/tidwall/match v1.1.1 // indirect
+	golang.org/x/sys v0.47.0 // indirect
 )
