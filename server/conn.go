@@ -139,6 +139,7 @@ func (s *Server) processInput(c *client) bool {
 		fn(s, c)
 	}
 	c.executing = false
+	c.qbuf.Store(int64(c.parser.Buffered()))
 	c.out.take(&c.w.Buf)
 	closing := c.closeAfterRply || c.killed.Load()
 	s.mu.Unlock()

@@ -395,11 +395,13 @@ func TestTrackingBookkeeping(t *testing.T) {
 		t.Errorf("CLIENT INFO of a tracking client: %q", got)
 	}
 	b.do("PSUBSCRIBE", "p1", "p2")
+	b.read()
 	b.do("SSUBSCRIBE", "s")
 	if got := b.do("CLIENT", "INFO"); !strings.Contains(got, " flags=PtB db=0 sub=1 psub=2 ssub=1 ") {
 		t.Errorf("CLIENT INFO of a subscribed BCAST client: %q", got)
 	}
 	b.do("PUNSUBSCRIBE")
+	b.read()
 	b.do("SUNSUBSCRIBE")
 	s.mu.Lock()
 	kinds := map[string]int{}

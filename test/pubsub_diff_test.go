@@ -280,6 +280,11 @@ W: SET x 1
 W: SELECT 1
 W: FLUSHALL
 W: SELECT 0
+`
+
+// keyspaceExpiry covers lazy expiry (on reads and writes) and active
+// expiry, then a transaction.
+const keyspaceExpiry = `
 W: DEBUG SET-ACTIVE-EXPIRE 0
 W: SET e1 v PX 20
 W: SET e2 v PX 20
@@ -310,6 +315,9 @@ func TestKeyspaceNotificationsDiff(t *testing.T) {
 				"T: PSUBSCRIBE __key*__:*\n" +
 				"W: CONFIG SET notify-keyspace-events " + flags + "\n" +
 				keyspaceCommands
+			if flags == "KEA" || flags == "AKEmn" || flags == "Ex" {
+				script += keyspaceExpiry
+			}
 			if writerProto == 3 {
 				script = psResp3(script, "W")
 			}

