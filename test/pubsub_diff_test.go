@@ -282,6 +282,103 @@ W: FLUSHALL
 W: SELECT 0
 `
 
+// keyspaceTypes covers the hash, set and sorted set commands: events,
+// no-op writes that raise none, and the "del" that follows a write that
+// empties a key.
+const keyspaceTypes = `
+W: HSET h f 1 g 2
+W: HSET h f 1
+W: HMSET h a 1
+W: HSETNX h f 9
+W: HSETNX h n 9
+W: HINCRBY h i 2
+W: HINCRBY h i 0
+W: HINCRBYFLOAT h fl 1.5
+W: HINCRBY h g notanumber
+W: HGET h f
+W: HGET nohash f
+W: HMGET nohash a b
+W: HGETALL nohash
+W: HKEYS h
+W: HLEN nohash
+W: HEXISTS nohash f
+W: HSTRLEN h f
+W: HRANDFIELD nohash
+W: HDEL h nofield
+W: HDEL h f g n a
+W: HDEL h i fl
+W: HDEL h x
+W: SADD s a b c
+W: SADD s a
+W: SREM s nomember
+W: SREM s a
+W: SISMEMBER nos a
+W: SMEMBERS nos
+W: SCARD nos
+W: SMISMEMBER nos a
+W: SRANDMEMBER nos
+W: SMOVE s s2 b
+W: SMOVE s s2 nomember
+W: SMOVE s s2 c
+W: SADD s a b
+W: SPOP nos
+W: SPOP s 0
+W: SADD t b c d
+W: SINTERSTORE dst s t
+W: SINTERSTORE dst s nos
+W: SINTERSTORE dst s nos
+W: SUNIONSTORE dst s t
+W: SDIFFSTORE dst s t
+W: SDIFFSTORE dst t t
+W: SINTER s nos
+W: SUNION nos nos2
+W: SDIFF nos s
+W: SINTERCARD 2 s nos
+W: SPOP t 5 :: sorted
+W: SREM s a b
+W: ZADD z 1 a 2 b
+W: ZADD z 1 a
+W: ZADD z XX 5 nomember
+W: ZADD z NX 5 a
+W: ZADD z CH 3 a
+W: ZADD z INCR 1 a
+W: ZINCRBY z 0 a
+W: ZINCRBY z 1 c
+W: ZSCORE noz a
+W: ZMSCORE noz a
+W: ZRANK noz a
+W: ZCARD noz
+W: ZCOUNT noz 0 1
+W: ZRANGE noz 0 -1
+W: ZRANGEBYSCORE noz 0 1
+W: ZRANDMEMBER noz
+W: ZRANGESTORE zd z 0 0
+W: ZRANGESTORE zd noz 0 -1
+W: ZRANGESTORE zd noz 0 -1
+W: ZUNIONSTORE zu 2 z noz
+W: ZINTERSTORE zu 2 z noz
+W: ZDIFFSTORE zu 1 z
+W: ZUNION 2 noz noz2
+W: ZINTER 2 z noz
+W: ZDIFF 1 noz
+W: ZINTERCARD 1 noz
+W: ZREM z nomember
+W: ZREM z a
+W: ZREMRANGEBYSCORE z 100 200
+W: ZREMRANGEBYRANK z 0 0
+W: ZADD z 0 a 0 b 0 c 0 d
+W: ZREMRANGEBYLEX z [a [b
+W: ZPOPMIN z
+W: ZPOPMAX z 5
+W: ZPOPMIN noz
+W: ZADD z 1 x 2 y
+W: ZMPOP 1 z MIN COUNT 10
+W: ZMPOP 1 noz MAX
+W: HSET tobedeleted f v
+W: SADD tobedeleted x
+W: DEL tobedeleted
+`
+
 // keyspaceExpiry covers lazy expiry (on reads and writes) and active
 // expiry, then a transaction.
 const keyspaceExpiry = `
@@ -308,7 +405,7 @@ W: EXEC
 
 func TestKeyspaceNotificationsDiff(t *testing.T) {
 	redis, ours := psDiffPair(t)
-	for _, flags := range []string{"KEA", "AKEmn", "Kg$", "Ex", "Km", "En", "A"} {
+	for _, flags := range []string{"KEA", "AKEmn", "Kg$", "Ex", "Km", "En", "A", "Khsz"} {
 		for _, writerProto := range []int{2, 3} {
 			script := "S: PSUBSCRIBE __key*__:*\n" +
 				"T: HELLO 3\n" +
@@ -317,6 +414,9 @@ func TestKeyspaceNotificationsDiff(t *testing.T) {
 				keyspaceCommands
 			if flags == "KEA" || flags == "AKEmn" || flags == "Ex" {
 				script += keyspaceExpiry
+			}
+			if flags == "KEA" || flags == "AKEmn" || flags == "Km" || flags == "En" || flags == "Khsz" {
+				script += keyspaceTypes
 			}
 			if writerProto == 3 {
 				script = psResp3(script, "W")

@@ -224,6 +224,9 @@ func psParseValue(r *bufio.Reader) (any, error) {
 	case ':':
 		return n, nil
 	case '*', '~', '>':
+		if n < 0 {
+			return nil, nil
+		}
 		out := make([]any, 0, n)
 		for i := int64(0); i < n; i++ {
 			v, err := psParseValue(r)
@@ -234,6 +237,9 @@ func psParseValue(r *bufio.Reader) (any, error) {
 		}
 		return out, nil
 	case '%':
+		if n < 0 {
+			return nil, nil
+		}
 		out := make([]any, 0, 2*n)
 		for i := int64(0); i < 2*n; i++ {
 			v, err := psParseValue(r)
