@@ -157,6 +157,34 @@ func clientPubSubInfo(s *Server, c *client) (sub, psub, ssub int, redir int64, f
 	return p.subs[kindChannel].len(), p.subs[kindPattern].len(), p.subs[kindShard].len(), redir, string(b)
 }
 
+// clientFlagOrder is the order of the flag letters in Redis's
+// catClientInfoString (T, NO-TOUCH, is 7.2's and comes last).
+const clientFlagOrder = "OSMPxbtRBdcuAUreT"
+
+// mergeClientFlags merges the letters subsystems add into base ("N" when
+// empty), in Redis's order.
+func mergeClientFlags(base, extra string) string {
+	if extra == "" {
+		return base
+	}
+	if base == "N" {
+		base = ""
+	}
+	all := base + extra
+	b := make([]byte, 0, len(all))
+	for i := 0; i < len(clientFlagOrder); i++ {
+		if strings.IndexByte(all, clientFlagOrder[i]) >= 0 {
+			b = append(b, clientFlagOrder[i])
+		}
+	}
+	for i := 0; i < len(all); i++ { // letters outside the table keep their place at the end
+		if strings.IndexByte(clientFlagOrder, all[i]) < 0 {
+			b = append(b, all[i])
+		}
+	}
+	return string(b)
+}
+
 // infoPubSubStats appends the pub/sub and tracking fields of INFO stats.
 func infoPubSubStats(s *Server, b *strings.Builder) {
 	ts := &s.ps.tracking

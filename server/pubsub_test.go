@@ -18,7 +18,7 @@ import (
 
 // startPSServer starts a server on a free port; tweak may change its
 // configuration first.
-func startPSServer(t *testing.T, tweak func(*Config)) *Server {
+func startPSServer(t testing.TB, tweak func(*Config)) *Server {
 	t.Helper()
 	cfg := DefaultConfig()
 	cfg.Port = 0
@@ -435,6 +435,21 @@ func TestTrackingBookkeeping(t *testing.T) {
 	if got := w.do("INFO", "stats"); !strings.Contains(got, "tracking_total_keys:0\r\n") ||
 		!strings.Contains(got, "tracking_total_items:0\r\n") {
 		t.Errorf("stale entries not dropped: %q", got)
+	}
+}
+
+func TestMergeClientFlags(t *testing.T) {
+	for _, tc := range []struct{ base, extra, want string }{
+		{"N", "", "N"},
+		{"N", "P", "P"},
+		{"x", "t", "xt"},
+		{"xd", "PtRB", "PxtRBd"},
+		{"e", "P", "Pe"},
+		{"bT", "t", "btT"},
+	} {
+		if got := mergeClientFlags(tc.base, tc.extra); got != tc.want {
+			t.Errorf("merge(%q, %q) = %q, want %q", tc.base, tc.extra, got, tc.want)
+		}
 	}
 }
 

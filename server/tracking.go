@@ -47,8 +47,12 @@ type trackingState struct {
 	// stayed over tracking-table-max-keys.
 	limitRounds int
 
-	keyPos []int // scratch for key positions
+	// Scratch buffers: key positions, the value and the frame of an
+	// invalidation, the client IDs of one key.
+	keyPos []int
 	value  []byte
+	frame  []byte
+	ids    []int64
 }
 
 // bcastState is one BCAST prefix.
@@ -227,11 +231,12 @@ func (s *Server) invalidateKeyLocked(key string, cur *client, deferSelf bool) {
 	if ids == nil {
 		return
 	}
-	order := make([]int64, 0, len(ids))
+	order := ts.ids[:0]
 	for id := range ids {
 		order = append(order, id)
 	}
 	slices.Sort(order)
+	ts.ids = order[:0]
 	for _, id := range order {
 		target := s.clients[id]
 		if target == nil || !target.ps.tracking.on || target.ps.tracking.bcast {
@@ -296,9 +301,9 @@ func (s *Server) sendTrackingMessageLocked(c *client, value []byte) {
 	default:
 		return // a RESP2 connection cannot receive pushes
 	}
-	frame := make([]byte, 0, len(head)+len(value))
-	frame = append(append(frame, head...), value...)
-	s.deliverLocked(target, frame)
+	ts := &s.ps.tracking
+	ts.frame = append(append(ts.frame[:0], head...), value...)
+	s.deliverLocked(target, ts.frame)
 }
 
 // trackingFlushed sends the null invalidation of FLUSHDB/FLUSHALL to every
