@@ -213,11 +213,29 @@ func (d *DB) removeEntry(e *entry, why RemoveReason) {
 	} else {
 		d.ks.Stats.ExpiredKeys++
 	}
-	// Redis raises the event before signalModifiedKey on this path.
-	if o := d.ks.observer; o != nil {
+	o := d.ks.observer
+	if ro, ok := o.(RemovalObserver); ok {
+		ro.Removing(d, key, why)
+	}
+	// Redis raises "expired" before signalModifiedKey and "evicted" after.
+	if why == RemoveEvicted {
+		d.signal(key, false)
+		if o != nil {
+			o.Notify(d, ev, key)
+		}
+		return
+	}
+	if o != nil {
 		o.Notify(d, ev, key)
 	}
 	d.signal(key, false)
+}
+
+// RemovalObserver is implemented by an Observer that wants to know, before
+// the signal, that a change is an expiry or an eviction (a change no client
+// made: client-side caching attributes BCAST invalidations by it).
+type RemovalObserver interface {
+	Removing(d *DB, key string, why RemoveReason)
 }
 
 // RemoveIfStale deletes key through the expiry path when it is past its

@@ -1,6 +1,7 @@
 package db
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -129,6 +130,40 @@ func TestExpireInPastDeletes(t *testing.T) {
 	}
 	if d.Exists([]byte("k")) || !c.Dirty() {
 		t.Fatal("EXPIRE in the past deletes and touches")
+	}
+}
+
+// orderRecorder records modifications and events in one sequence.
+type orderRecorder struct {
+	recorder
+	seq []string
+}
+
+func (r *orderRecorder) Modified(d *DB, key string) { r.seq = append(r.seq, "modified:"+key) }
+func (r *orderRecorder) Notify(d *DB, ev Event, key string) {
+	r.seq = append(r.seq, ev.Name+":"+key)
+}
+func (r *orderRecorder) Removing(d *DB, key string, why RemoveReason) {
+	r.seq = append(r.seq, "removing:"+key)
+}
+
+// TestRemovalOrder: Redis notifies "expired" before signalModifiedKey and
+// "evicted" after it; a RemovalObserver hears of the removal first.
+func TestRemovalOrder(t *testing.T) {
+	ks := NewKeyspace(1)
+	rec := &orderRecorder{}
+	ks.SetObserver(rec)
+	ks.SetTime(1_000_000)
+	d := ks.DB(0)
+	d.SetString([]byte("x"), []byte("v"), TTLSet, 1_000_100, EvSet)
+	d.SetString([]byte("v"), []byte("v"), TTLClear, 0, EvSet)
+	rec.seq = nil
+	ks.SetTime(1_000_200)
+	d.Exists([]byte("x"))
+	d.Evict("v", false)
+	want := "removing:x expired:x modified:x keymiss:x removing:v modified:v evicted:v"
+	if got := strings.Join(rec.seq, " "); got != want {
+		t.Fatalf("sequence %q, want %q", got, want)
 	}
 }
 

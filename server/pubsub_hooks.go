@@ -15,7 +15,7 @@ import (
 // checks.
 
 func init() {
-	keyEventHooks = append(keyEventHooks, trackingKeyEvent, notifyKeyspaceEvent)
+	keyEventHooks = append(keyEventHooks, notifyKeyspaceEvent)
 	keyModifiedHooks = append(keyModifiedHooks, trackingKeyModified)
 	flushedHooks = append(flushedHooks, trackingFlushed)
 

@@ -203,13 +203,11 @@ func trackingKeyModified(s *Server, d *db.DB, key string) {
 	}
 }
 
-// trackingKeyEvent notes expiry and eviction, whose "expired"/"evicted"
-// events db raises just before it signals the removal.
-func trackingKeyEvent(s *Server, d *db.DB, ev db.Event, key string) {
-	if ev.Class == db.ClassExpired || ev.Class == db.ClassEvicted {
-		ts := &s.ps.tracking
-		ts.isRemoving, ts.removing = true, key
-	}
+// Removing notes, for the signal that follows, that db removes key by
+// expiry or eviction (db.RemovalObserver).
+func (o observer) Removing(d *db.DB, key string, why db.RemoveReason) {
+	ts := &o.s.ps.tracking
+	ts.isRemoving, ts.removing = true, key
 }
 
 // rememberKeyToBroadcastLocked queues key for every BCAST prefix it

@@ -459,6 +459,7 @@ func TestTrackingDiff(t *testing.T) {
 		{"bcast", trackingBcast},
 		{"own writes and transactions", trackingSelf},
 		{"expiry and flush", trackingExpiry},
+		{"eviction", trackingEviction},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			psReset(t, redis, ours)
@@ -673,4 +674,20 @@ A: GET x
 C: SELECT 1
 C: SET x 2
 C: FLUSHDB
+`
+
+// trackingEviction: an evicted key is invalidated (signalModifiedKey) and
+// then notified as "evicted", on a connection that gets both.
+const trackingEviction = `
+A: HELLO 3
+A: CLIENT TRACKING on
+A: SUBSCRIBE __keyevent@0__:evicted __keyspace@0__:big
+C: CONFIG SET notify-keyspace-events KEA
+C: SET big value
+A: GET big
+C: CONFIG SET maxmemory-policy allkeys-random
+C: CONFIG SET maxmemory 1
+C: GET nothing
+C: CONFIG SET maxmemory 0
+C: DBSIZE
 `
