@@ -213,9 +213,13 @@ func (o observer) Removing(d *db.DB, key string, why db.RemoveReason) {
 // rememberKeyToBroadcastLocked queues key for every BCAST prefix it
 // starts with, remembering who changed it (for NOLOOP).
 func (s *Server) rememberKeyToBroadcastLocked(modifier *client, key string) {
+	var owned string // the key outlives the command: copy it once
 	for p, bs := range s.ps.tracking.prefixes {
 		if strings.HasPrefix(key, p) {
-			bs.keys[key] = modifier
+			if owned == "" {
+				owned = strings.Clone(key)
+			}
+			bs.keys[owned] = modifier
 		}
 	}
 }
@@ -244,7 +248,7 @@ func (s *Server) invalidateKeyLocked(key string, cur *client, deferSelf bool) {
 			continue
 		}
 		if target == cur && deferSelf {
-			ts.pending = append(ts.pending, pendingInvalidation{c: target, key: key})
+			ts.pending = append(ts.pending, pendingInvalidation{c: target, key: strings.Clone(key)})
 			continue
 		}
 		s.sendTrackingMessageLocked(target, s.keyInvalidationValue(key))
