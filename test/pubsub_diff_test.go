@@ -3,6 +3,7 @@ package test
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // Differential tests of Pub/Sub replies, keyspace notification streams and
@@ -691,3 +692,23 @@ C: GET nothing
 C: CONFIG SET maxmemory 0
 C: DBSIZE
 `
+
+// TestNotifyKeyspaceEventsFlag: the setting given on the command line is
+// in effect from the start (CONFIG SET is covered by the scripts above).
+func TestNotifyKeyspaceEventsFlag(t *testing.T) {
+	srv := psOurServer(t, "--notify-keyspace-events", "gKE")
+	sub, w := psDial(t, srv.addr, "S"), psDial(t, srv.addr, "W")
+	w.send("CONFIG", "GET", "notify-keyspace-events")
+	if f, err := w.readFrame(5 * time.Second); err != nil || string(f) != "*2\r\n$22\r\nnotify-keyspace-events\r\n$3\r\ngKE\r\n" {
+		t.Fatalf("CONFIG GET: %q %v", f, err)
+	}
+	sub.send("SUBSCRIBE", "__keyevent@0__:del")
+	sub.readFrame(5 * time.Second)
+	w.send("SET", "k", "v")
+	w.readFrame(5 * time.Second)
+	w.send("DEL", "k")
+	w.readFrame(5 * time.Second)
+	if f, err := sub.readFrame(5 * time.Second); err != nil || string(f) != "*3\r\n$7\r\nmessage\r\n$18\r\n__keyevent@0__:del\r\n$1\r\nk\r\n" {
+		t.Fatalf("event: %q %v", f, err)
+	}
+}
