@@ -35,6 +35,7 @@ type client struct {
 	watch         watch.Client
 	multi         multi.State
 	blocked       *blockedClient // engine: non-nil while blocked (blocking.go)
+	ps            clientPubSub   // engine: subscriptions and client-side caching
 
 	executing      bool // engine: a batch of this client's commands is running
 	inExec         bool // engine: running the commands queued in MULTI

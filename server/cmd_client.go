@@ -191,14 +191,7 @@ func (s *Server) clientInfoLocked(c *client) string {
 	if clientInfoExtra != nil {
 		sub, psub, ssub, redir, extraFlags = clientInfoExtra(s, c)
 	}
-	flags := c.flags()
-	if extraFlags != "" {
-		if flags == "N" {
-			flags = extraFlags
-		} else {
-			flags = extraFlags + flags
-		}
-	}
+	flags := mergeClientFlags(c.flags(), extraFlags)
 	multiCount := -1
 	if c.multi.Active() {
 		multiCount = c.multi.Len()

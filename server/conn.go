@@ -104,6 +104,11 @@ func (s *Server) freeClientLocked(c *client) {
 	delete(s.clients, c.id)
 }
 
+// batchEndHooks run under the engine lock when a client's batch of commands
+// is done, before its replies move to the output buffer (Redis's
+// beforeSleep duties: broadcast invalidations of client-side caching).
+var batchEndHooks []func(s *Server, c *client)
+
 // clientFreeHooks are run, under the engine lock, when a client goes away;
 // subsystems (blocking, pub/sub, tracking) register theirs in init.
 var clientFreeHooks []func(s *Server, c *client)
@@ -133,6 +138,9 @@ func (s *Server) processInput(c *client) bool {
 			c.w.Buf = c.w.Buf[:0]
 			break
 		}
+	}
+	for _, fn := range batchEndHooks {
+		fn(s, c)
 	}
 	c.executing = false
 	c.qbuf.Store(int64(c.parser.Buffered()))

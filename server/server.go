@@ -48,6 +48,7 @@ type Server struct {
 	startTime time.Time
 	runID     string
 
+	ps           pubsubState  // mu: pub/sub, keyspace notifications, client-side caching
 	activeExpire bool         // mu: DEBUG SET-ACTIVE-EXPIRE
 	expireCycle  expire.Cycle // used only by the cron goroutine
 	configFile   string       // absolute path of the config file, "" if none
