@@ -362,9 +362,17 @@ func (s *Server) killClientLocked(victim, killer *client) {
 		victim.closeAfterRply = true
 		return
 	}
-	victim.killed.Store(true)
-	if victim.conn != nil {
-		victim.conn.Close()
+	s.disconnectLocked(victim)
+}
+
+// disconnectLocked frees another client now, as Redis's freeClient does:
+// it is gone from CLIENT LIST and from every structure before the next
+// command runs; its goroutine finds it unregistered and only closes.
+func (s *Server) disconnectLocked(c *client) {
+	c.killed.Store(true)
+	s.freeClientLocked(c)
+	if c.conn != nil {
+		c.conn.Close()
 	}
 }
 
@@ -382,8 +390,7 @@ func (s *Server) closeTimedOutClientsLocked() {
 		if clientTimeoutExempt != nil && clientTimeoutExempt(cl) {
 			continue
 		}
-		cl.killed.Store(true)
-		cl.conn.Close()
+		s.disconnectLocked(cl)
 	}
 }
 
