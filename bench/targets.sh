@@ -4,8 +4,9 @@
 #
 # usage: bench/targets.sh [--quick] [--rounds N] [--only GROUPS] [--out DIR]
 #
-#   --quick       3 rounds, half the requests, 2 s watchbench runs (about 5 min
-#                 instead of about 12)
+#   --quick       3 rounds, half the requests, 2 s watchbench runs (about 3
+#                 minutes instead of 6; each newly implemented command family
+#                 adds about a minute to a full run)
 #   --rounds N    rounds of every throughput and contention workload
 #   --only GROUPS comma list of: P1, P16, EVALSHA, WATCH, MEMORY (default all)
 #   --out DIR     where the raw results go (default: a new /tmp/miniwatchd-targets.*)
@@ -389,7 +390,7 @@ END {
 		ok = op[id] == "ge" ? m >= want[id] : m <= want[id]
 		note = ""
 		if (nbad[id]) { ok = 0; note = sprintf(", %d failed runs:%s%s", nbad[id], bad[id, "mw"], bad[id, "redis"]) }
-		printf "%s  %-26s %.2fx (want %s %.1fx; rounds=%d, range %.2f-%.2f%s)\n", ok ? "PASS" : "FAIL", label[id], m, cmp, want[id], split(q, tmp, " "), lo(q), hi(q), note
+		printf "%s  %-26s %.3fx (want %s %.1fx; rounds=%d, range %.2f-%.2f%s)\n", ok ? "PASS" : "FAIL", label[id], m, cmp, want[id], split(q, tmp, " "), lo(q), hi(q), note
 		if (ok) npass++; else nfail++
 	}
 	nw = 0
