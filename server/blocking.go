@@ -2,7 +2,6 @@ package server
 
 import (
 	"slices"
-	"time"
 
 	"github.com/miniwatchd/miniwatchd/db"
 )
@@ -270,17 +269,14 @@ func (s *Server) unblockClientLocked(c *client) {
 	s.blk.byKind[b.kind]--
 }
 
-// wakeLocked hands the reply just written to c.w to c's output and wakes
-// c's connection goroutine, which flushes it and resumes processing its
-// query buffer. A client that is executing its own batch needs neither.
+// wakeLocked queues the reply just written to c.w for writing and, once
+// the current round's commands are done, runs the commands c sent while it
+// was blocked. A client that is executing its own batch needs neither.
 func (s *Server) wakeLocked(c *client) {
 	if c.executing {
 		return
 	}
-	c.out.take(&c.w.Buf)
-	if c.conn != nil {
-		c.conn.SetReadDeadline(time.Now())
-	}
+	s.loop.reprocessLocked(c)
 }
 
 // signalKeyAsReadyLocked queues key of database dbIndex, which has just

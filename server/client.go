@@ -1,7 +1,7 @@
 package server
 
 import (
-	"net"
+	"os"
 	"sync/atomic"
 	"time"
 
@@ -11,21 +11,23 @@ import (
 	"github.com/miniwatchd/miniwatchd/watch"
 )
 
-// client is one connection's state (Redis's client struct). Fields marked
-// "engine" are guarded by Server.mu; the others belong to the connection's
-// goroutine.
+// client is one connection's state (Redis's client struct). Everything is
+// guarded by the engine lock (Server.mu) unless marked otherwise.
 type client struct {
 	srv  *Server
 	id   int64
-	conn net.Conn // nil for internal clients (scripts)
+	sock *os.File // the connection's socket, owned by the event loop; nil for internal clients (scripts)
 
-	parser protocol.Parser // own goroutine
-	qbuf   atomic.Int64    // bytes left unparsed after the last batch (CLIENT LIST qbuf)
+	parser protocol.Parser
+	qbuf   atomic.Int64 // bytes left unparsed after the last batch (CLIENT LIST qbuf)
 
-	// w collects the replies of the commands being executed (engine). At
-	// the end of a batch its bytes move to out, which the socket drains.
-	w   protocol.Writer
-	out outbuf
+	// w collects the client's output (engine): replies of its commands and
+	// messages pushed to it. The event loop writes it; wpos counts the bytes
+	// already written.
+	w           protocol.Writer
+	wpos        int
+	writeQueued bool // in the event loop's write list for this round
+	fd          int  // the socket, -1 for internal clients (scripts)
 
 	db            *db.DB // engine: the selected database
 	authenticated bool   // engine

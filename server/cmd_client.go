@@ -214,7 +214,7 @@ func (s *Server) clientInfoLocked(c *client) string {
 	add("id", itoa(c.id))
 	add("addr", c.addr)
 	add("laddr", c.laddr)
-	add("fd", itoa(c.fd()))
+	add("fd", itoa(c.fdNumber()))
 	add("name", c.name)
 	add("age", itoa(int64(now.Sub(c.createdAt)/time.Second)))
 	add("idle", itoa((now.UnixMilli()-c.lastActive.Load())/1000))
@@ -233,8 +233,8 @@ func (s *Server) clientInfoLocked(c *client) string {
 	add("rbp", itoa(int64(len(c.w.Buf))))
 	add("obl", "0")
 	add("oll", "0")
-	add("omem", itoa(int64(c.out.size())))
-	add("tot-mem", itoa(int64(c.parser.Cap()+cap(c.w.Buf)+c.out.size())))
+	add("omem", itoa(int64(c.pending())))
+	add("tot-mem", itoa(int64(c.parser.Cap()+cap(c.w.Buf))))
 	add("events", "r")
 	add("cmd", cmd)
 	add("user", "default")
@@ -245,12 +245,12 @@ func (s *Server) clientInfoLocked(c *client) string {
 	return string(b)
 }
 
-// fd reports a stable per-connection number in place of a file descriptor.
-func (c *client) fd() int64 {
-	if c.conn == nil {
+// fdNumber reports the socket's file descriptor (-1 for internal clients).
+func (c *client) fdNumber() int64 {
+	if c.sock == nil {
 		return -1
 	}
-	return c.id + 7
+	return int64(c.fd)
 }
 
 func (s *Server) sortedClientsLocked() []*client {
@@ -369,11 +369,7 @@ func (s *Server) killClientLocked(victim, killer *client) {
 // it is gone from CLIENT LIST and from every structure before the next
 // command runs; its goroutine finds it unregistered and only closes.
 func (s *Server) disconnectLocked(c *client) {
-	c.killed.Store(true)
-	s.freeClientLocked(c)
-	if c.conn != nil {
-		c.conn.Close()
-	}
+	s.loop.freeLocked(c)
 }
 
 // closeTimedOutClientsLocked closes clients idle for longer than timeout
@@ -384,7 +380,7 @@ func (s *Server) closeTimedOutClientsLocked() {
 	}
 	limit := time.Now().UnixMilli() - int64(s.cfg.Timeout)*1000
 	for _, cl := range s.clients {
-		if cl.conn == nil || cl.lastActive.Load() >= limit {
+		if cl.sock == nil || cl.lastActive.Load() >= limit {
 			continue
 		}
 		if clientTimeoutExempt != nil && clientTimeoutExempt(cl) {

@@ -4,46 +4,62 @@ import (
 	"errors"
 	"net"
 	"os"
+	"syscall"
 	"time"
 
 	"github.com/miniwatchd/miniwatchd/protocol"
 )
 
-// Connection handling: one goroutine per connection reads into the client's
-// query buffer, runs every complete command of the batch under ONE
-// acquisition of the engine lock (as Redis runs a client's whole query buffer
-// in one event-loop turn), moves the replies to the output buffer, releases
-// the lock and writes. Pipelined commands therefore cost one lock round and
-// one write syscall per batch, not per command.
+// Connection handling: the accept goroutine registers each new connection
+// with the event loop (eventloop.go), which reads, runs and writes for every
+// client from one goroutine. A client's whole query buffer runs in one go
+// (processLocked), as Redis's processInputBuffer does.
 
-// serveConn runs a connection until it closes.
+// serveConn hands a new connection to the event loop, or refuses it when
+// maxclients is reached. The socket is taken out of Go's network poller (it
+// is duplicated and the net.Conn closed): the event loop alone waits on it,
+// so the runtime does no work for it.
 func (s *Server) serveConn(conn net.Conn) {
 	c := s.newClient(conn)
 	if c == nil {
 		return
 	}
-	defer s.freeClient(c)
-	for {
-		n, err := c.parser.Fill(conn)
-		if n > 0 {
-			s.stats.netInputBytes.Add(int64(n))
-			if !s.processInput(c) {
-				return
-			}
-		}
-		if err != nil {
-			if errors.Is(err, os.ErrDeadlineExceeded) && !c.killed.Load() {
-				// A wake-up from an unblock (or a late one): resume the
-				// commands that arrived while the client was blocked.
-				conn.SetReadDeadline(time.Time{})
-				if !s.processInput(c) {
-					return
-				}
-				continue
-			}
-			return
-		}
+	sock, err := socketFile(conn)
+	conn.Close() // the duplicate stays open
+	if err != nil {
+		s.log.Warn("cannot take over the connection's socket", "addr", c.addr, "err", err)
+		s.mu.Lock()
+		s.freeClientLocked(c)
+		s.mu.Unlock()
+		return
 	}
+	c.sock = sock
+	c.fd = int(sock.Fd())
+	if err := syscall.SetNonblock(c.fd, true); err != nil {
+		s.log.Warn("cannot make the socket non-blocking", "addr", c.addr, "err", err)
+	}
+	rc, _ := sock.SyscallConn()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closing.Load() {
+		s.freeClientLocked(c)
+		sock.Close()
+		return
+	}
+	s.loop.conns[c.fd] = c
+	if err := s.loop.p.add(c.fd, rc); err != nil {
+		s.log.Warn("cannot watch connection", "addr", c.addr, "err", err)
+		s.loop.freeLocked(c)
+	}
+}
+
+// socketFile duplicates conn's socket into an *os.File.
+func socketFile(conn net.Conn) (*os.File, error) {
+	fc, ok := conn.(interface{ File() (*os.File, error) })
+	if !ok {
+		return nil, errors.New("not a socket connection")
+	}
+	return fc.File()
 }
 
 // newClient registers a connection, or refuses it when maxclients is
@@ -63,9 +79,9 @@ func (s *Server) newClient(conn net.Conn) *client {
 		return nil
 	}
 	c := &client{
+		fd:        -1,
 		srv:       s,
 		id:        s.nextID.Add(1),
-		conn:      conn,
 		db:        s.ks.DB(0),
 		createdAt: time.Now(),
 		addr:      conn.RemoteAddr().String(),
@@ -79,16 +95,6 @@ func (s *Server) newClient(conn net.Conn) *client {
 	s.mu.Unlock()
 	s.stats.totalConnections.Add(1)
 	return c
-}
-
-// freeClient unregisters a client and releases everything it holds
-// (watches, blocking state, subscriptions).
-func (s *Server) freeClient(c *client) {
-	s.mu.Lock()
-	s.freeClientLocked(c)
-	s.mu.Unlock()
-	c.out.close()
-	c.conn.Close()
 }
 
 // freeClientLocked drops a client's server-side state.
@@ -113,11 +119,10 @@ var batchEndHooks []func(s *Server, c *client)
 // subsystems (blocking, pub/sub, tracking) register theirs in init.
 var clientFreeHooks []func(s *Server, c *client)
 
-// processInput runs every complete command in the query buffer. It returns
-// false when the connection must be closed.
-func (s *Server) processInput(c *client) bool {
-	s.mu.Lock()
-	s.cmdStart = time.Now() // each command of the batch starts when the previous ended
+// processLocked runs every complete command in c's query buffer, stopping
+// when c blocks, is to be closed, or is killed; its replies are queued for
+// writing at the end of the event loop round.
+func (s *Server) processLocked(c *client) {
 	c.executing = true
 	for !c.closeAfterRply && !c.killed.Load() && c.blocked == nil {
 		c.parser.Unauthenticated = !c.authenticated
@@ -135,8 +140,11 @@ func (s *Server) processInput(c *client) bool {
 			continue // an empty inline line or *0: no reply
 		}
 		if !s.processCommand(c, args) {
-			c.closeAfterRply = true
-			c.w.Buf = c.w.Buf[:0]
+			// Closed without a reply (a cross-protocol attack): drop what
+			// is unwritten, as Redis frees such a client at once.
+			c.w.Buf = c.w.Buf[:c.wpos]
+			c.killed.Store(true)
+			s.loop.closeLocked(c)
 			break
 		}
 	}
@@ -144,15 +152,10 @@ func (s *Server) processInput(c *client) bool {
 		fn(s, c)
 	}
 	c.executing = false
-	s.cmdStart = time.Time{}
 	c.qbuf.Store(int64(c.parser.Buffered()))
-	c.out.take(&c.w.Buf)
-	closing := c.closeAfterRply || c.killed.Load()
-	s.mu.Unlock()
-	if err := c.out.flush(c.conn); err != nil {
-		return false
+	if c.pending() > 0 || c.closeAfterRply {
+		s.loop.queueWriteLocked(c)
 	}
-	return !closing
 }
 
 func protocolErrorReply(err error) string {

@@ -57,7 +57,7 @@ func (s *Server) usedMemoryLocked() int64 {
 func (s *Server) refreshClientMemoryLocked() {
 	var n int64
 	for _, c := range s.clients {
-		n += int64(c.parser.Cap() + cap(c.w.Buf) + c.out.size())
+		n += int64(c.parser.Cap() + cap(c.w.Buf))
 	}
 	s.mem.clients = n
 }

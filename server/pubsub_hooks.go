@@ -102,7 +102,7 @@ func trackingAfterCall(s *Server, c *client, cmd *command, args [][]byte) {
 		return
 	}
 	caller := c
-	if c.conn == nil {
+	if c.sock == nil {
 		if caller = s.currentLocked(); caller == nil {
 			return
 		}

@@ -332,7 +332,7 @@ func TestOutputBufferSoftLimit(t *testing.T) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		for _, c := range s.clients {
-			if c.ps.subscribed() && c.out.size() > 1<<20 {
+			if c.ps.subscribed() && c.pending() > 1<<20 {
 				return c.ps.softLimitSince != 0
 			}
 		}

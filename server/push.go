@@ -1,7 +1,5 @@
 package server
 
-import "net"
-
 // Delivery of out-of-band output to other clients: pub/sub messages,
 // keyspace notifications and client-side caching invalidations.
 //
@@ -14,45 +12,22 @@ import "net"
 // networking.c), which keeps a stalled subscriber from holding memory
 // without bound while every other subscriber goes on.
 
-// deliverLocked appends frame to c's output. While c is running its own
-// batch under the engine lock the frame goes into c.w, between the replies
-// of its commands, exactly where Redis would put it; otherwise it goes to
-// the output buffer, behind everything already queued.
+// deliverLocked appends frame to c's output, behind everything already
+// there: while c runs its own batch that is between the replies of its
+// commands, exactly where Redis would put it.
 func (s *Server) deliverLocked(c *client, frame []byte) {
-	if c.executing {
-		c.w.Buf = append(c.w.Buf, frame...)
+	if c.killed.Load() {
 		return
 	}
-	if c.conn == nil || c.killed.Load() {
+	c.w.Buf = append(c.w.Buf, frame...)
+	if c.executing || !s.loop.registered(c) {
 		return
 	}
-	used, ok := c.out.pushAsync(c.conn, frame)
-	if ok && s.outputLimitReachedLocked(c, used) {
+	if s.outputLimitReachedLocked(c, c.pending()) {
 		s.closeClientASAPLocked(c)
+		return
 	}
-}
-
-// pushAsync appends frame for a client whose own goroutine is not writing
-// for it, starts the client's writer goroutine on first use, wakes it, and
-// returns the bytes now waiting to be written. ok is false when the
-// connection is closed (the frame is dropped).
-func (o *outbuf) pushAsync(conn net.Conn, frame []byte) (used int, ok bool) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.closed {
-		return 0, false
-	}
-	o.pending = append(o.pending, frame...)
-	if o.kick == nil {
-		o.startWriter(conn)
-	}
-	if !o.flushing {
-		select {
-		case o.kick <- struct{}{}:
-		default:
-		}
-	}
-	return len(o.pending) + o.inflight, true
+	s.loop.queueWriteLocked(c)
 }
 
 // outputLimitReachedLocked applies client-output-buffer-limit to a client
@@ -95,6 +70,6 @@ func (s *Server) closeClientASAPLocked(c *client) {
 	}
 	s.log.Warn("Client " + s.clientInfoLocked(c) + " scheduled to be closed ASAP for overcoming of output buffer limits.")
 	s.ps.obufDisconnections++
-	c.out.close()
-	c.conn.Close()
+	c.w.Buf = c.w.Buf[:c.wpos] // drop what is unwritten
+	s.loop.closeLocked(c)
 }

@@ -54,6 +54,7 @@ type Server struct {
 	configFile   string       // absolute path of the config file, "" if none
 	mem          memState
 	blk          blockingState // mu: blocked clients and ready keys (blocking.go)
+	loop         *eventLoop    // client I/O (eventloop.go)
 	// cmdStart is when the next top-level command starts (wall clock): set
 	// by the connection loop at the start of a batch and advanced by each
 	// command to its end, so the clock is read once per command (mu).
@@ -103,6 +104,11 @@ func New(cfg Config) (*Server, error) {
 		runID:        newRunID(),
 		activeExpire: true,
 	}
+	loop, err := newEventLoop(s)
+	if err != nil {
+		return nil, err
+	}
+	s.loop = loop
 	s.params = newParamRegistry(s)
 	s.initEncodingLimits()
 	s.ks.SetObserver(observer{s})
@@ -185,10 +191,14 @@ func (s *Server) Serve() error {
 	if len(lns) == 0 {
 		return errors.New("not listening")
 	}
-	s.wg.Add(1)
+	s.wg.Add(2)
 	go func() {
 		defer s.wg.Done()
 		s.cron()
+	}()
+	go func() {
+		defer s.wg.Done()
+		s.loop.run()
 	}()
 	for _, ln := range lns {
 		s.wg.Add(1)
@@ -233,15 +243,18 @@ func (s *Server) Close() error {
 		return nil
 	}
 	s.closeListeners()
+	s.loop.p.wake()
 	s.mu.Lock()
 	for _, c := range s.clients {
-		if c.conn != nil {
-			c.conn.Close()
+		if c.fd >= 0 {
+			s.loop.freeLocked(c)
 		}
 	}
 	s.mu.Unlock()
+	s.loop.p.wake() // the loop may have gone back to waiting meanwhile
 	close(s.done)
 	s.wg.Wait()
+	s.loop.p.close()
 	return nil
 }
 

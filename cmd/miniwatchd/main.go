@@ -16,12 +16,20 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime"
 	"syscall"
 
 	"github.com/miniwatchd/miniwatchd/server"
 )
 
 func main() {
+	// Like Redis, miniwatchd serves every client from one event loop under
+	// one engine lock; a second processor only adds scheduler traffic
+	// (spinning threads, hand-offs) to each request. GOMAXPROCS in the
+	// environment overrides this.
+	if os.Getenv("GOMAXPROCS") == "" {
+		runtime.GOMAXPROCS(1)
+	}
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, nil))
 }
 

@@ -1,0 +1,247 @@
+package server
+
+import (
+	"errors"
+	"io"
+	"syscall"
+	"time"
+)
+
+// The event loop is Redis's ae loop: ONE goroutine waits for readiness of
+// every client socket (epoll on Linux), reads what is ready, runs the
+// complete commands it finds, and before waiting again does Redis's
+// beforeSleep duties — serve clients unblocked meanwhile, run the
+// before-sleep hooks (the append-only file is written and fsynced there, so
+// no reply of a logged write leaves before its bytes are on disk), and write
+// every pending reply. All of that happens under the engine lock, taken once
+// per round, so a round that finds fifty clients ready costs one lock
+// acquisition and no goroutine switches; other goroutines (cron, expiry,
+// blocking timeouts, accept) take the lock between rounds and wake the loop
+// when they leave output for a client.
+//
+// Output: a client's replies and the messages pushed to it accumulate in
+// c.w.Buf; c.wpos counts the bytes of it already written. A write that
+// would block leaves the rest for the next writable event.
+
+type eventLoop struct {
+	s      *Server
+	p      poller
+	conns  map[int]*client // by socket fd (mu)
+	inLoop bool            // the loop goroutine is in a round (mu)
+	// writeEarly lets a client's replies be written as soon as its commands
+	// ran; when false (the append-only file must be fsynced first) every
+	// write waits for the end of the round.
+	writeEarly bool
+
+	writes    []*client // clients with output to write this round (mu)
+	reprocess []*client // clients unblocked with commands buffered (mu)
+	closing   []*client // clients to free at the end of the round (mu)
+	events    []pollEvent
+}
+
+func newEventLoop(s *Server) (*eventLoop, error) {
+	p, err := newPoller()
+	if err != nil {
+		return nil, err
+	}
+	return &eventLoop{s: s, p: p, conns: map[int]*client{}, events: make([]pollEvent, 512), writeEarly: true}, nil
+}
+
+// run is the loop goroutine: it returns when the server closes.
+func (l *eventLoop) run() {
+	s := l.s
+	for {
+		n, err := l.p.wait(l.events, -1)
+		if s.closing.Load() {
+			return
+		}
+		if err != nil {
+			s.log.Warn("event loop wait failed", "err", err)
+			time.Sleep(time.Millisecond)
+			continue
+		}
+		s.mu.Lock()
+		l.roundLocked(l.events[:n])
+		s.mu.Unlock()
+	}
+}
+
+// roundLocked handles one batch of ready sockets and then does the
+// before-sleep work.
+func (l *eventLoop) roundLocked(events []pollEvent) {
+	s := l.s
+	l.inLoop = true
+	s.cmdStart = time.Now()
+	for _, ev := range events {
+		c := l.conns[ev.fd]
+		if c == nil {
+			continue
+		}
+		if ev.readable {
+			l.readLocked(c)
+		}
+		if ev.writable && l.conns[ev.fd] == c {
+			l.writeLocked(c)
+		}
+	}
+	l.beforeSleepLocked()
+	s.cmdStart = time.Time{}
+	l.inLoop = false
+}
+
+// beforeSleepLocked is Redis's beforeSleep, as far as it concerns us.
+func (l *eventLoop) beforeSleepLocked() {
+	s := l.s
+	for len(l.reprocess) > 0 {
+		c := l.reprocess[0]
+		l.reprocess = l.reprocess[1:]
+		if l.registered(c) && c.blocked == nil {
+			s.processLocked(c)
+		}
+	}
+	l.reprocess = l.reprocess[:0]
+	for _, fn := range beforeSleepHooks {
+		fn(s)
+	}
+	for i := 0; i < len(l.writes); i++ { // writing may queue more (closing)
+		c := l.writes[i]
+		c.writeQueued = false
+		if l.registered(c) {
+			l.writeLocked(c)
+		}
+		l.writes[i] = nil
+	}
+	l.writes = l.writes[:0]
+	for _, c := range l.closing {
+		l.freeLocked(c)
+	}
+	clear(l.closing)
+	l.closing = l.closing[:0]
+}
+
+// beforeSleepHooks run under the engine lock at the end of every event loop
+// round, after the round's commands and before their replies are written
+// (the append-only file is flushed and fsynced here).
+var beforeSleepHooks []func(s *Server)
+
+// fdReader reads a socket without Go's poller (the event loop knows it is
+// readable). A closed peer reads as io.EOF.
+type fdReader struct{ fd int }
+
+func (r fdReader) Read(b []byte) (int, error) {
+	for {
+		n, err := rawRead(r.fd, b)
+		switch {
+		case errors.Is(err, syscall.EINTR):
+			continue
+		case err != nil:
+			return 0, err
+		case n == 0 && len(b) > 0:
+			return 0, io.EOF
+		}
+		return n, nil
+	}
+}
+
+// readLocked reads once from a readable client and runs what it can.
+func (l *eventLoop) readLocked(c *client) {
+	s := l.s
+	n, err := c.parser.Fill(fdReader{c.fd})
+	if n > 0 {
+		s.stats.netInputBytes.Add(int64(n))
+		if c.blocked == nil {
+			s.processLocked(c)
+			if l.writeEarly && c.writeQueued && c.pending() > 0 {
+				// Write now rather than at the end of the round: the client
+				// gets its reply while we read the next socket.
+				l.writeLocked(c)
+			}
+		} else {
+			c.qbuf.Store(int64(c.parser.Buffered()))
+		}
+	}
+	if err != nil && !errors.Is(err, syscall.EAGAIN) {
+		l.freeLocked(c) // EOF, reset, or a protocol error already answered
+	}
+}
+
+// queueWriteLocked schedules c's output for the end of the round, waking
+// the loop when called from another goroutine.
+func (l *eventLoop) queueWriteLocked(c *client) {
+	if !l.registered(c) {
+		return // an internal client (scripts) or one already gone
+	}
+	if !c.writeQueued {
+		c.writeQueued = true
+		l.writes = append(l.writes, c)
+	}
+	if !l.inLoop {
+		l.p.wake()
+	}
+}
+
+// reprocessLocked schedules an unblocked client's buffered commands.
+func (l *eventLoop) reprocessLocked(c *client) {
+	l.reprocess = append(l.reprocess, c)
+	l.queueWriteLocked(c)
+}
+
+// closeLocked frees c at the end of the round (Redis's freeClientAsync).
+func (l *eventLoop) closeLocked(c *client) {
+	l.closing = append(l.closing, c)
+	if !l.inLoop {
+		l.p.wake()
+	}
+}
+
+// writeLocked writes as much of c's output as the socket takes.
+func (l *eventLoop) writeLocked(c *client) {
+	s := l.s
+	for c.wpos < len(c.w.Buf) {
+		n, err := rawWrite(c.fd, c.w.Buf[c.wpos:])
+		if n > 0 {
+			c.wpos += n
+			s.stats.netOutputBytes.Add(int64(n))
+		}
+		switch {
+		case err == nil:
+		case errors.Is(err, syscall.EINTR):
+		case errors.Is(err, syscall.EAGAIN):
+			l.p.setWrite(c.fd, true)
+			return
+		default:
+			l.freeLocked(c)
+			return
+		}
+	}
+	c.wpos = 0
+	if cap(c.w.Buf) > 64<<10 {
+		c.w.Buf = nil // let a huge reply's buffer go
+	} else {
+		c.w.Buf = c.w.Buf[:0]
+	}
+	l.p.setWrite(c.fd, false)
+	if c.closeAfterRply {
+		l.freeLocked(c)
+	}
+}
+
+// freeLocked unregisters and closes a client's connection and frees it.
+func (l *eventLoop) freeLocked(c *client) {
+	if l.registered(c) {
+		l.p.remove(c.fd)
+		delete(l.conns, c.fd)
+	}
+	c.killed.Store(true)
+	l.s.freeClientLocked(c)
+	if c.sock != nil {
+		c.sock.Close()
+	}
+}
+
+// registered reports whether c is a connection the loop serves (internal
+// clients, such as the scripts' client, never are).
+func (l *eventLoop) registered(c *client) bool { return c.fd >= 0 && l.conns[c.fd] == c }
+
+// pending reports the bytes of output c has not written yet.
+func (c *client) pending() int { return len(c.w.Buf) - c.wpos }
