@@ -46,6 +46,8 @@ type Keyspace struct {
 	lfuDecay int   // lfu-decay-time
 	noShared bool  // see SetNoSharedIntegers
 	Stats    Stats
+
+	shrinkHeld int // see HoldShrink (persist.go)
 }
 
 // NewKeyspace returns n empty databases.

@@ -133,7 +133,11 @@ func (s *Server) processInput(c *client) bool {
 	c.executing = false
 	c.out.take(&c.w.Buf)
 	closing := c.closeAfterRply || c.killed.Load()
+	log, off := s.aofBarrierLocked(c)
 	s.mu.Unlock()
+	if log != nil && !s.aofAwait(c, log, off) {
+		return false
+	}
 	if err := c.out.flush(c.conn); err != nil {
 		return false
 	}

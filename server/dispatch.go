@@ -117,7 +117,11 @@ func (s *Server) call(c *client, cmd *command, args [][]byte) {
 	start := time.Now()
 	errs := s.stats.totalErrorReplies
 	c.lastCmd = cmd.name
-	cmd.proc(c, args)
+	if s.aof.prop.on {
+		s.callPropagating(c, cmd, args) // aof_propagate.go
+	} else {
+		cmd.proc(c, args)
+	}
 	cmd.calls.Add(1)
 	cmd.usec.Add(time.Since(start).Microseconds())
 	if s.stats.totalErrorReplies != errs {

@@ -17,6 +17,7 @@ type outbuf struct {
 	spare    []byte // mu: the buffer the flusher hands back, reused
 	flushing bool   // mu: a goroutine is writing
 	closed   bool   // mu: the connection is gone; drop output
+	held     bool   // mu: replies in pending wait for the AOF (aof.go); do not write yet
 	kick     chan struct{}
 	err      error // mu: the first write error
 }
@@ -62,7 +63,7 @@ func (o *outbuf) size() int {
 // write error seen on this connection.
 func (o *outbuf) flush(conn net.Conn) error {
 	o.mu.Lock()
-	if o.flushing || o.closed {
+	if o.flushing || o.closed || o.held {
 		err := o.err
 		o.mu.Unlock()
 		return err

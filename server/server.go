@@ -52,6 +52,7 @@ type Server struct {
 	expireCycle  expire.Cycle // used only by the cron goroutine
 	configFile   string       // absolute path of the config file, "" if none
 	mem          memState
+	aof          aofState // mu (aof.go)
 }
 
 // startHooks run once, under the engine lock, when a server is created
@@ -60,6 +61,15 @@ type Server struct {
 var (
 	startHooks []func(s *Server)
 	cronHooks  []func(s *Server)
+)
+
+// loadHooks run once, under the engine lock, after the start hooks, to
+// load persisted data; an error makes New fail. closeHooks run once when
+// the server stops, without the engine lock, after every client and
+// background task is gone (persistence flushes and closes its files).
+var (
+	loadHooks  []func(s *Server) error
+	closeHooks []func(s *Server)
 )
 
 // stats are the counters INFO reports that the keyspace does not keep.
@@ -102,6 +112,13 @@ func New(cfg Config) (*Server, error) {
 	s.mu.Lock()
 	for _, fn := range startHooks {
 		fn(s)
+	}
+	for _, fn := range loadHooks {
+		if err := fn(s); err != nil {
+			s.mu.Unlock()
+			s.closeHooksOnce()
+			return nil, err
+		}
 	}
 	s.mu.Unlock()
 	return s, nil
@@ -235,7 +252,15 @@ func (s *Server) Close() error {
 	s.mu.Unlock()
 	close(s.done)
 	s.wg.Wait()
+	s.closeHooksOnce()
 	return nil
+}
+
+// closeHooksOnce runs the close hooks.
+func (s *Server) closeHooksOnce() {
+	for _, fn := range closeHooks {
+		fn(s)
+	}
 }
 
 // Done is closed when the server has stopped (Close or SHUTDOWN).
