@@ -30,9 +30,9 @@ func TestLZF(t *testing.T) {
 		// overlapping bytes: ctrl = (len-2)<<5 | offset>>8, then offset low.
 		{[]byte{1, 'a', 'b', 3 << 5, 1}, 7, "abababa", true},
 		{[]byte{0, 'a', 7 << 5, 3, 0}, 13, strings.Repeat("a", 13), true},
-		{[]byte{2, 'a', 'b'}, 3, "", false},    // literal past the input
+		{[]byte{2, 'a', 'b'}, 3, "", false},       // literal past the input
 		{[]byte{0, 'a', 1 << 5, 5}, 4, "", false}, // reference before the start
-		{[]byte{2, 'a', 'b', 'c'}, 4, "", false}, // wrong length
+		{[]byte{2, 'a', 'b', 'c'}, 4, "", false},  // wrong length
 	}
 	for i, tt := range tests {
 		got, err := lzfDecompress(tt.in, tt.n)
