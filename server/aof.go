@@ -138,7 +138,7 @@ func (s *Server) openAOFOnStartLocked() error {
 	if m.Base != nil {
 		s.aof.rewriteBaseSize = s.aofFileSize(m.Base.Name)
 	}
-	s.aof.log = aof.NewLog(f, fi.Size(), aof.ParsePolicy(s.cfg.AppendFsync))
+	s.aof.log = aof.NewLog(wrapAOFFile(f), fi.Size(), aof.ParsePolicy(s.cfg.AppendFsync))
 	s.aof.mode = aofOn
 	s.aof.prop.on = true
 	s.aof.selected = -1
@@ -506,4 +506,15 @@ func (o *outbuf) discard() {
 	o.mu.Lock()
 	o.pending = o.pending[:0]
 	o.mu.Unlock()
+}
+
+// aofFileHook, when set (tests only), wraps every incremental file the log
+// writes to, to inject write and fsync failures or delays.
+var aofFileHook func(f aof.File) aof.File
+
+func wrapAOFFile(f *os.File) aof.File {
+	if aofFileHook != nil {
+		return aofFileHook(f)
+	}
+	return f
 }

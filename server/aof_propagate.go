@@ -18,8 +18,11 @@ import (
 // never applies half of it. A call that ran other commands through call
 // (EXEC, EVAL, FCALL) is not recorded itself: its commands were.
 // Expiry and eviction deletions are recorded as DEL (UNLINK with
-// lazyfree-lazy-expire / lazyfree-lazy-eviction): at once and on their own,
-// except inside EXEC or a script, where they join the unit as in Redis 7.0.
+// lazyfree-lazy-expire / lazyfree-lazy-eviction): a key a command finds past
+// its deadline joins that command's unit, ahead of the command (so SET of
+// such a key is logged as MULTI, DEL, SET, EXEC, as Redis 7.0 does); the
+// active expiry cycle's and eviction's deletions are written at once, each
+// on its own.
 //
 // Commands whose arguments do not replay to the same effect say so with
 // the methods below, called from their handler after the write (they cost a
@@ -229,7 +232,7 @@ func aofKeyEvent(s *Server, d *db.DB, ev db.Event, key string) {
 		(ev.Class == db.ClassEvicted && s.cfg.LazyfreeLazyEviction) {
 		name = propUNLINK
 	}
-	if p.depth >= 2 {
+	if p.depth > 0 {
 		p.add(d.ID(), [][]byte{name, []byte(key)})
 		return
 	}

@@ -231,8 +231,16 @@ func (s *Server) rewrite(rw *rewriteJob) error {
 		if err := rw.writeBase(buf); err != nil {
 			return err
 		}
+		if rewriteStepHook != nil {
+			rewriteStepHook()
+		}
 	}
 }
+
+// rewriteStepHook, when set (tests only), runs after each chunk the
+// rewrite wrote, without the engine lock: tests pause the rewrite there to
+// interleave writes deterministically.
+var rewriteStepHook func()
 
 // prepareRewrite creates the temporary base file and the incremental file
 // the log will switch to. When the AOF is on, that file is listed in the
@@ -324,11 +332,11 @@ func (s *Server) finalRewriteStepLocked(rw *rewriteJob) {
 	case rw.logging && s.aof.mode == aofOn && s.aof.log != nil:
 		s.flushUnitLocked()
 		s.aof.otherSize += s.aof.log.Stats().FileSize
-		s.aof.log.Rotate(rw.incrFile, 0)
+		s.aof.log.Rotate(wrapAOFFile(rw.incrFile), 0)
 		s.aof.selected = -1
 		rw.rotated = true
 	case rw.initial && s.aof.mode == aofWaitRewrite:
-		s.aof.log = aof.NewLog(rw.incrFile, 0, aof.ParsePolicy(s.cfg.AppendFsync))
+		s.aof.log = aof.NewLog(wrapAOFFile(rw.incrFile), 0, aof.ParsePolicy(s.cfg.AppendFsync))
 		s.aof.prop.on = true
 		s.aof.selected = -1
 		rw.rotated = true
@@ -421,7 +429,7 @@ func (s *Server) finishRewriteLocked(rw *rewriteJob, err error) {
 		if rw.logging && s.aof.mode == aofOn && s.aof.log != nil {
 			s.flushUnitLocked()
 			s.aof.otherSize += s.aof.log.Stats().FileSize
-			s.aof.log.Rotate(rw.incrFile, 0)
+			s.aof.log.Rotate(wrapAOFFile(rw.incrFile), 0)
 			s.aof.selected = -1
 		} else {
 			rw.incrFile.Close()

@@ -220,6 +220,7 @@ func cmdGetSet(c *client, args [][]byte) {
 		return
 	}
 	c.db.SetString(args[1], args[2], db.TTLClear, 0, db.EvSet)
+	c.propagateAs(propSET, args[1], args[2])
 }
 
 func cmdGetEX(c *client, args [][]byte) {

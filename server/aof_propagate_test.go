@@ -1,0 +1,141 @@
+package server
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// propagationScript is run against redis-server 7.0.15 and miniwatchd,
+// both with appendonly yes; their incremental files must hold the same
+// commands (absolute times aside). A step "sleep" waits 30ms so that keys
+// set with PX 1 are past their deadline (active expiry is off on both).
+func propagationScript() [][]string {
+	future := strconv.FormatInt(time.Now().Unix()+100000, 10)
+	s := func(line string) []string { return strings.Fields(line) }
+	return [][]string{
+		s("SET a 1"), s("SET a 1"), s("SET b 2 EX 100"), s("SET b 3 PX 100000 GET"),
+		s("SET c 1 NX"), s("SET c 2 NX"), s("SET c 3 XX KEEPTTL"), s("SET d v GET"),
+		s("SET d2 v get GET"), s("SET nx v NX GET"), s("SET pxat v PXAT " + future + "000"),
+		s("SETEX e 100 v"), s("PSETEX e 100000 v"), s("SETNX f 1"), s("SETNX f 2"), s("GETSET f 2"),
+		s("GETEX b EX 50"), s("GETEX b PERSIST"), s("GETEX b PERSIST"), s("GETEX b"),
+		s("GETEX e EXAT " + future), s("GETEX c PXAT 1"), s("GETDEL f"), s("GETDEL f"),
+		s("MSET m1 1 m2 2"), s("MSETNX m1 x m3 y"), s("MSETNX m4 x m5 y"),
+		s("INCR n"), s("DECR n"), s("INCRBY n 10"), s("DECRBY n 3"), s("INCR a"),
+		s("INCRBYFLOAT fl 1.5"), s("INCRBYFLOAT fl 0"), s("INCRBYFLOAT fl 1e3"),
+		s("APPEND ap x"), s("APPEND ap"), {"APPEND", "ap2", ""}, s("SETRANGE sr 2 xy"), {"SETRANGE", "sr", "0", ""},
+		s("DEL nosuch"), s("DEL a m1 nosuch"), s("UNLINK m2"),
+		s("EXPIRE m4 100"), s("EXPIRE m4 200 NX"), s("EXPIRE m4 300 XX"), s("PEXPIRE m4 400000 GT"),
+		s("PEXPIRE m4 1000 GT"), s("EXPIREAT m4 " + future), s("PEXPIREAT m4 " + future + "123"),
+		s("EXPIRE nosuch 10"), s("EXPIRE m5 -1"), s("PEXPIREAT sr 1"), s("PERSIST m4"), s("PERSIST m4"),
+		s("SET sr xyz"), s("RENAME ap r1"), s("RENAME nosuch r9"), s("RENAMENX r1 sr"), s("RENAMENX r1 r2"),
+		s("MOVE r2 1"), s("MOVE nosuch 1"), s("COPY sr cp"), s("COPY sr cp2 DB 2"), s("COPY nosuch cp3"),
+		s("MULTI"), s("SET t1 1"), s("SET t2 2"), s("EXEC"),
+		s("MULTI"), s("SET t3 1"), s("GET t3"), s("EXEC"),
+		s("MULTI"), s("GET t3"), s("EXEC"),
+		s("MULTI"), s("SET t4 1"), s("SELECT 3"), s("SET t5 1"), s("EXPIRE t5 -1"), s("EXEC"),
+		s("SET in3 x"), s("SELECT 0"),
+		s("MULTI"), s("INCR n"), s("INCRBYFLOAT fl 2"), s("SET tx v EX 10"), s("EXEC"),
+		s("SET lz v PX 1"), s("sleep"), s("GET lz"),
+		s("SET lz2 v PX 1"), s("sleep"), s("SET lz2 w"),
+		s("SET lz3 v PX 1"), s("sleep"), s("MULTI"), s("SET lz3 x"), s("SET lz4 y"), s("EXEC"),
+		s("SET lz5 v PX 1"), s("sleep"), s("MULTI"), s("GET lz5"), s("EXEC"),
+		s("SET lz6 v PX 1"), s("sleep"), s("EXISTS lz6"),
+		s("SWAPDB 0 1"), s("SET after-swap 1"), s("SWAPDB 1 0"),
+		s("FLUSHDB"), s("SELECT 2"), s("FLUSHALL ASYNC"), s("SET last 1"),
+	}
+}
+
+// TestPropagationMatchesRedis compares what miniwatchd logs with what
+// redis-server 7.0.15 logs for the same commands.
+func TestPropagationMatchesRedis(t *testing.T) {
+	needRedis(t)
+	run := func(tc *testConn) {
+		tc.must("DEBUG", "SET-ACTIVE-EXPIRE", "0")
+		for _, cmd := range propagationScript() {
+			if cmd[0] == "sleep" {
+				time.Sleep(30 * time.Millisecond)
+				continue
+			}
+			tc.do(cmd...)
+		}
+	}
+	rdir := t.TempDir()
+	r := startRedis(t, rdir, "--appendonly", "yes", "--appendfsync", "always")
+	run(dialAddr(t, r.addr))
+	r.stop("NOSAVE")
+	want := incrText(t, rdir)
+
+	mdir := t.TempDir()
+	s := startServer(t, aofConfig(mdir, "always"))
+	run(dialServer(t, s))
+	s.Close()
+	got := incrText(t, mdir)
+	if got != want {
+		gl, wl := strings.Split(got, "\n"), strings.Split(want, "\n")
+		for i := 0; i < max(len(gl), len(wl)); i++ {
+			var g, w string
+			if i < len(gl) {
+				g = gl[i]
+			}
+			if i < len(wl) {
+				w = wl[i]
+			}
+			if g != w {
+				t.Fatalf("first difference at command %d:\n miniwatchd: %q\n redis:      %q\n\nminiwatchd log:\n%s\n\nredis log:\n%s", i, g, w, got, want)
+			}
+		}
+	}
+}
+
+// TestPropagationNoOps: writes that change nothing are not logged (where
+// Redis 7.0 forces FLUSHDB/FLUSHALL of empty databases and SWAPDB of a
+// database with itself into its log, we do not).
+func TestPropagationNoOps(t *testing.T) {
+	dir := t.TempDir()
+	s := startServer(t, aofConfig(dir, "everysec"))
+	tc := dialServer(t, s)
+	for _, cmd := range [][]string{
+		{"FLUSHDB"}, {"FLUSHALL"}, {"SWAPDB", "0", "0"}, {"DEL", "x"}, {"SET", "x", "1", "XX"},
+		{"EXPIRE", "x", "10"}, {"PERSIST", "x"}, {"GET", "x"}, {"SETRANGE", "x", "0", ""},
+		{"MULTI"}, {"GET", "x"}, {"EXEC"}, {"DEBUG", "POPULATE", "3"}, {"SET", "y", "1"},
+	} {
+		tc.do(cmd...)
+	}
+	s.Close()
+	if got := incrText(t, dir); got != "SELECT 0\nSET y 1" {
+		t.Fatalf("logged %q", got)
+	}
+}
+
+// TestPropagationExpiryAndEviction: keys removed by the active expiry
+// cycle and by eviction are logged as DEL, or UNLINK under the lazyfree
+// options, in their own database.
+func TestPropagationExpiryAndEviction(t *testing.T) {
+	dir := t.TempDir()
+	s := startServer(t, aofConfig(dir, "always"))
+	tc := dialServer(t, s)
+	tc.must("SELECT", "4")
+	tc.must("SET", "gone", "v", "PX", "1")
+	waitFor(t, 5*time.Second, "active expiry", func() bool { return tc.must("DBSIZE").(int64) == 0 })
+	tc.must("CONFIG", "SET", "lazyfree-lazy-expire", "yes")
+	tc.must("SET", "gone2", "v", "PX", "1")
+	waitFor(t, 5*time.Second, "active expiry", func() bool { return tc.must("DBSIZE").(int64) == 0 })
+	tc.must("SELECT", "0")
+	for i := 0; i < 50; i++ {
+		tc.must("SET", "k"+strconv.Itoa(i), strings.Repeat("v", 1000))
+	}
+	tc.must("CONFIG", "SET", "maxmemory-policy", "allkeys-random")
+	tc.must("CONFIG", "SET", "maxmemory", "1")
+	tc.do("SET", "trigger", "1")
+	tc.must("CONFIG", "SET", "maxmemory", "0")
+	s.Close()
+	got := incrText(t, dir)
+	if !strings.Contains(got, "SELECT 4\nSET gone v PXAT <T>\nDEL gone\nSET gone2 v PXAT <T>\nUNLINK gone2\nSELECT 0\n") {
+		t.Fatalf("expiry not logged as expected:\n%s", got)
+	}
+	if strings.Count(got, "\nDEL k") < 1 {
+		t.Fatalf("eviction not logged:\n%s", got)
+	}
+}
