@@ -46,7 +46,7 @@ var ErrClosed = errors.New("append-only file closed")
 // logFile is one file the log writes or wrote to.
 type logFile struct {
 	f    File
-	size int64 // bytes write(2) accepted
+	size atomic.Int64 // bytes write(2) accepted (updated during I/O without l.mu)
 }
 
 // segment is bytes waiting to be written to one file; close retires the
@@ -111,7 +111,7 @@ type Log struct {
 func NewLog(f File, size int64, p Policy) *Log {
 	l := &Log{
 		policy:   p,
-		cur:      &logFile{f: f, size: size},
+		cur:      newLogFile(f, size),
 		lastSync: time.Now(),
 		stop:     make(chan struct{}),
 		done:     make(chan struct{}),
@@ -297,26 +297,22 @@ func (l *Log) roundLocked(sync bool) {
 // reports how many bytes of b remain in the file.
 func writeFull(lf *logFile, b []byte) (int, error) {
 	total := 0
+	size := lf.size.Load()
 	for total < len(b) {
 		n, err := lf.f.Write(b[total:])
 		total += n
-		if err != nil {
-			if total > 0 && lf.f.Truncate(lf.size) == nil {
-				total = 0
-			}
-			lf.size += int64(total)
-			return total, err
+		if err == nil && n == 0 {
+			err = syscall.ENOSPC // a short write: Redis reports ENOSPC
 		}
-		if n == 0 {
-			err := error(syscall.ENOSPC) // a short write: Redis reports ENOSPC
-			if lf.f.Truncate(lf.size) == nil {
+		if err != nil {
+			if total > 0 && lf.f.Truncate(size) == nil {
 				total = 0
 			}
-			lf.size += int64(total)
+			lf.size.Add(int64(total))
 			return total, err
 		}
 	}
-	lf.size += int64(total)
+	lf.size.Add(int64(total))
 	return total, nil
 }
 
@@ -351,7 +347,13 @@ func (l *Log) Rotate(f File, size int64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.pending = append(l.pending, segment{lf: l.cur, end: l.appended, close: true})
-	l.cur = &logFile{f: f, size: size}
+	l.cur = newLogFile(f, size)
+}
+
+func newLogFile(f File, size int64) *logFile {
+	lf := &logFile{f: f}
+	lf.size.Store(size)
+	return lf
 }
 
 // SetPolicy changes appendfsync. Switching to always fsyncs at the next
@@ -392,7 +394,7 @@ func (l *Log) Stats() Stats {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return Stats{
-		FileSize:       l.cur.size,
+		FileSize:       l.cur.size.Load(),
 		Pending:        l.appended - l.written,
 		SyncInProgress: l.busy,
 		WriteOK:        l.writeErr == nil && l.syncErr == nil && l.fatal == nil,
