@@ -58,3 +58,47 @@ func propagateExpireAt(c *client, key []byte, at int64, opts [][]byte) {
 	args := append([][]byte{propPEXPIREAT, key, protocol.AppendInt(nil, at)}, opts...)
 	c.propagateAs(args...)
 }
+
+var propSREM = []byte("SREM")
+
+// propagateSPop logs SPOP with a count (Redis's spopWithCountCommand):
+// as DEL key (UNLINK with lazyfree-lazy-server-del) when it emptied the
+// set, else as SREM commands of at most 1024 members.
+func propagateSPop(c *client, key []byte, members []string) {
+	if !c.propagating() || len(members) == 0 {
+		return
+	}
+	if _, exists := c.db.View(string(key)); !exists {
+		c.propagateAs(delCommand(c.srv.cfg.LazyfreeLazyServerDel), key)
+		return
+	}
+	for len(members) > 0 {
+		n := min(len(members), 1024)
+		args := make([][]byte, 0, n+2)
+		args = append(args, propSREM, key)
+		for _, m := range members[:n] {
+			args = append(args, []byte(m))
+		}
+		c.alsoPropagate(c.db, args...)
+		members = members[n:]
+	}
+	c.preventPropagation()
+}
+
+var (
+	propZPOPMIN = []byte("ZPOPMIN")
+	propZPOPMAX = []byte("ZPOPMAX")
+)
+
+// propagateZMPop logs ZMPOP (and a served BZMPOP) as ZPOPMIN or ZPOPMAX of
+// the key it popped from, with the number of members popped.
+func propagateZMPop(c *client, key []byte, max bool, count int64) {
+	if !c.propagating() {
+		return
+	}
+	name := propZPOPMIN
+	if max {
+		name = propZPOPMAX
+	}
+	c.propagateAs(name, key, protocol.AppendInt(nil, count))
+}

@@ -136,7 +136,7 @@ func dataset(t testing.TB, tc *testConn) string {
 		keys, _ := tc.must("KEYS", "*").([]any)
 		for _, k := range keys {
 			key := k.(string)
-			v := tc.do("GET", key)
+			v := keyValue(tc, key)
 			at := tc.must("PEXPIRETIME", key).(int64)
 			ttl := "none"
 			if at >= 0 {
@@ -148,6 +148,40 @@ func dataset(t testing.TB, tc *testConn) string {
 	tc.must("SELECT", "0")
 	sort.Strings(lines)
 	return strings.Join(lines, "\n")
+}
+
+// keyValue renders the value of key whatever its type, with members of
+// unordered types sorted.
+func keyValue(tc *testConn, key string) string {
+	flat := func(r any) []string {
+		var out []string
+		for _, x := range r.([]any) {
+			out = append(out, fmt.Sprint(x))
+		}
+		return out
+	}
+	switch typ := tc.must("TYPE", key); typ {
+	case "string":
+		return fmt.Sprint(tc.must("GET", key))
+	case "set":
+		m := flat(tc.must("SMEMBERS", key))
+		sort.Strings(m)
+		return "set" + fmt.Sprint(m)
+	case "hash":
+		m := flat(tc.must("HGETALL", key))
+		var pairs []string
+		for i := 0; i+1 < len(m); i += 2 {
+			pairs = append(pairs, m[i]+"="+m[i+1])
+		}
+		sort.Strings(pairs)
+		return "hash" + fmt.Sprint(pairs)
+	case "zset":
+		return "zset" + fmt.Sprint(flat(tc.must("ZRANGE", key, "0", "-1", "WITHSCORES")))
+	case "list":
+		return "list" + fmt.Sprint(flat(tc.must("LRANGE", key, "0", "-1")))
+	default:
+		return fmt.Sprint(typ)
+	}
 }
 
 // aofFiles returns the manifest text and the names of the files of the AOF

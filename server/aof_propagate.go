@@ -81,6 +81,7 @@ var (
 	propKEEPTTL   = []byte("KEEPTTL")
 	propPEXPIREAT = []byte("PEXPIREAT")
 	propPERSIST   = []byte("PERSIST")
+	propHSET      = []byte("HSET")
 )
 
 // propagating reports whether commands are being recorded: handlers can

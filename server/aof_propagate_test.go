@@ -44,6 +44,19 @@ func propagationScript() [][]string {
 		s("SET lz6 v PX 1"), s("sleep"), s("EXISTS lz6"),
 		s("SWAPDB 0 1"), s("SET after-swap 1"), s("SWAPDB 1 0"),
 		s("FLUSHDB"), s("SELECT 2"), s("FLUSHALL ASYNC"), s("SET last 1"),
+		// Sets, hashes, sorted sets (random pops only where the result is forced).
+		s("SADD s a b c"), s("SADD s a"), s("SADD si 1 2 3"), s("SREM s a"), s("SREM s zz"),
+		s("SMOVE s s2 b"), s("SMOVE s s2 nosuch"), s("SPOP s"), s("SPOP s"), s("SADD s x y"), s("SPOP s 5"),
+		s("SPOP nosuch 2"), s("SADD s x"), s("SPOP s 0"),
+		s("SINTERSTORE dst s2 si"), s("SUNIONSTORE dst2 s2 si"), s("SDIFFSTORE dst3 si s2"), s("SDIFFSTORE dst3 nosuch"),
+		s("HSET h f v g w"), s("HSET h f v"), s("HSETNX h f x"), s("HSETNX h n1 1"), s("HMSET h a 1"), s("HDEL h nosuch"),
+		s("HINCRBY h n 5"), s("HINCRBYFLOAT h fl 1.5"), s("HINCRBYFLOAT h fl 0"), s("HINCRBYFLOAT h fl 2e2"), s("HDEL h g"),
+		s("ZADD z 1 a 2 b"), s("ZADD z 1 a"), s("ZADD z XX 5 c"), s("ZADD z GT CH 0 a"), s("ZINCRBY z 1.5 a"),
+		s("ZADD z INCR 1 b"), s("ZREM z nosuch"), s("ZPOPMIN z"), s("ZPOPMAX z 5"), s("ZPOPMIN nosuch"),
+		s("ZADD z2 1 a 2 b 3 c 4 d"), s("ZREMRANGEBYSCORE z2 2 3"), s("ZREMRANGEBYRANK z2 5 9"), s("ZRANGESTORE z3 z2 0 -1"),
+		s("ZUNIONSTORE z4 2 z2 z3"), s("ZINTERSTORE z5 1 nosuch"), s("ZMPOP 1 z4 MIN"), s("ZMPOP 2 nosuch z4 MAX COUNT 5"),
+		s("SINTERCARD 1 si"), s("ZRANDMEMBER z2"), s("HRANDFIELD h"), s("SRANDMEMBER si"),
+		s("DEL h z2 si"),
 	}
 }
 
@@ -137,5 +150,47 @@ func TestPropagationExpiryAndEviction(t *testing.T) {
 	}
 	if strings.Count(got, "\nDEL k") < 1 {
 		t.Fatalf("eviction not logged:\n%s", got)
+	}
+}
+
+// TestPropagationSPopCount: SPOP with a count that leaves members is
+// logged as SREM of exactly the members it returned (1024 per command, in
+// one MULTI/EXEC when more than one command); a count emptying the set as
+// DEL.
+func TestPropagationSPopCount(t *testing.T) {
+	dir := t.TempDir()
+	s := startServer(t, aofConfig(dir, "always"))
+	tc := dialServer(t, s)
+	args := []string{"SADD", "s"}
+	for i := 0; i < 3000; i++ {
+		args = append(args, "m"+strconv.Itoa(i))
+	}
+	tc.must(args...)
+	popped := tc.must("SPOP", "s", "2000").([]any)
+	small := tc.must("SPOP", "s", "3").([]any)
+	tc.must("SPOP", "s", "5000")
+	s.Close()
+	lines := strings.Split(incrText(t, dir), "\n")
+	// SELECT, SADD, MULTI, SREM x2, EXEC, SREM, DEL
+	if len(lines) != 8 || lines[2] != "MULTI" || lines[5] != "EXEC" || lines[7] != "DEL s" {
+		t.Fatalf("log shape: %d lines %q", len(lines), lines[2:3])
+	}
+	logged := strings.Fields(lines[3] + " " + lines[4])
+	var want []string
+	for _, p := range popped {
+		want = append(want, p.(string))
+	}
+	got := append([]string(nil), logged[2:1026]...)
+	got = append(got, logged[1028:]...)
+	if len(got) != 2000 || strings.Join(sortStrings(got), ",") != strings.Join(sortStrings(want), ",") {
+		t.Fatalf("SREM members differ from the popped ones (%d logged)", len(got))
+	}
+	third := strings.Fields(lines[6])
+	var ws []string
+	for _, p := range small {
+		ws = append(ws, p.(string))
+	}
+	if third[0] != "SREM" || strings.Join(sortStrings(third[2:]), ",") != strings.Join(sortStrings(ws), ",") {
+		t.Fatalf("small SPOP logged as %q, popped %v", lines[6], ws)
 	}
 }

@@ -341,3 +341,36 @@ func TestShutdownDuringFirstBase(t *testing.T) {
 		t.Fatalf("aof_enabled %q", v)
 	}
 }
+
+// TestRewriteTypes rewrites sets, hashes and sorted sets of every encoding,
+// including ones larger than one variadic command, and reloads them.
+func TestRewriteTypes(t *testing.T) {
+	dir := t.TempDir()
+	s := startServer(t, aofConfig(dir, "everysec"))
+	tc := dialServer(t, s)
+	tc.must("SADD", "intset", "1", "-2", "300")
+	tc.must("SADD", "strset", "a", "b")
+	tc.must("HSET", "small", "f", "v", "n", "1")
+	tc.must("HSET", "long", "f", strings.Repeat("x", 100))
+	tc.must("ZADD", "zs", "1.5", "a", "-inf", "b", "1e300", "c", "0.1", "d")
+	for i := 0; i < 200; i++ {
+		n := strconv.Itoa(i)
+		tc.must("SADD", "bigset", "m"+n)
+		tc.must("SADD", "bigints", n)
+		tc.must("HSET", "bighash", "f"+n, n)
+		tc.must("ZADD", "bigzs", n+".5", "m"+n)
+	}
+	tc.must("PEXPIRE", "bigzs", "100000000")
+	want := dataset(t, tc)
+	tc.must("BGREWRITEAOF")
+	waitRewriteDone(t, tc)
+	base := fileCommands(t, filepath.Join(dir, "appendonlydir", "appendonly.aof.2.base.aof"))
+	if strings.Count(base, "SADD bigset") != 4 || strings.Count(base, "HMSET bighash") != 4 || strings.Count(base, "ZADD bigzs") != 4 {
+		t.Fatalf("variadic commands not split by %d items:\n%.2000s", rewriteItemsLimit, base)
+	}
+	s.Close()
+	s2 := startServer(t, aofConfig(dir, "everysec"))
+	if got := dataset(t, dialServer(t, s2)); got != want {
+		t.Fatalf("after rewrite and reload:\n%s\nwant\n%s", got, want)
+	}
+}

@@ -379,7 +379,7 @@ func cmdIncrByFloat(c *client, args [][]byte) {
 		return
 	}
 	out := protocol.AppendLongDouble(nil, v, protocol.LDStrHuman)
-	c.db.SetString(args[1], out, db.TTLKeep, 0, db.EvIncrByFloat)
+	c.db.SetStringNoInt(args[1], out, db.TTLKeep, 0, db.EvIncrByFloat)
 	c.propagateAs(propSET, args[1], out, propKEEPTTL)
 	c.w.Bulk(out)
 }
