@@ -296,8 +296,13 @@ func startRedis(t testing.TB, dir string, args ...string) *redisProc {
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		if c, err := net.Dial("tcp", r.addr); err == nil {
+			c.Write(aof.AppendCommandStrings(nil, "PING"))
+			c.SetReadDeadline(time.Now().Add(time.Second))
+			rep := readReply(bufio.NewReader(c))
 			c.Close()
-			return r
+			if rep == "PONG" { // not -LOADING
+				return r
+			}
 		}
 		select {
 		case <-r.done:
