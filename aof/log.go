@@ -47,6 +47,32 @@ var ErrClosed = errors.New("append-only file closed")
 type logFile struct {
 	f    File
 	size atomic.Int64 // bytes write(2) accepted (updated during I/O without l.mu)
+
+	// closeMu orders the background fsync (readers) with the file's close
+	// when a rotation retires it (writer).
+	closeMu sync.RWMutex
+	closed  bool // closeMu
+}
+
+// sync fsyncs the file unless it was closed meanwhile (then it was
+// fsynced by its retirement).
+func (lf *logFile) sync() error {
+	lf.closeMu.RLock()
+	defer lf.closeMu.RUnlock()
+	if lf.closed {
+		return nil
+	}
+	return lf.f.Sync()
+}
+
+// close closes the file, waiting for a background fsync on it.
+func (lf *logFile) close() {
+	lf.closeMu.Lock()
+	defer lf.closeMu.Unlock()
+	if !lf.closed {
+		lf.f.Close()
+		lf.closed = true
+	}
 }
 
 // segment is bytes waiting to be written to one file; close retires the
@@ -96,6 +122,7 @@ type Log struct {
 	syncErr    error // the last fsync failed; cleared by a successful one
 	fatal      error // appendfsync always: an fsync failed
 	syncWanted bool  // fsync at the end of the next round
+	bgSyncing  bool  // the everysec background fsync is running
 	lastSync   time.Time
 	closed     bool
 	failed     atomic.Bool // writeErr, syncErr or fatal is set
@@ -252,7 +279,7 @@ func (l *Log) roundLocked(sync bool) {
 			} else if serr == nil {
 				synced = written
 			}
-			sg.lf.f.Close()
+			sg.lf.close()
 		}
 	}
 	if werr == nil && doSync && synced < written {
@@ -396,7 +423,7 @@ func (l *Log) Stats() Stats {
 	return Stats{
 		FileSize:       l.cur.size.Load(),
 		Pending:        l.appended - l.written,
-		SyncInProgress: l.busy,
+		SyncInProgress: l.bgSyncing || (l.busy && l.policy == FsyncAlways),
 		WriteOK:        l.writeErr == nil && l.syncErr == nil && l.fatal == nil,
 	}
 }
@@ -423,9 +450,12 @@ func (l *Log) Close() error {
 			err = l.syncErr
 		}
 	}
+	l.cur.closeMu.Lock()
 	if cerr := l.cur.f.Close(); err == nil {
 		err = cerr
 	}
+	l.cur.closed = true
+	l.cur.closeMu.Unlock()
 	l.closed = true
 	l.cond.Broadcast()
 	return err
@@ -436,7 +466,8 @@ const backgroundTick = 100 * time.Millisecond
 
 // background writes what was appended with nobody waiting (expiry
 // deletions from the cron), retries failed writes, and under everysec
-// fsyncs once a second (Redis's bio fsync).
+// fsyncs once a second (Redis's bio fsync). That fsync runs alongside the
+// writes of client batches, which do not wait for it.
 func (l *Log) background() {
 	defer close(l.done)
 	t := time.NewTicker(backgroundTick)
@@ -448,17 +479,41 @@ func (l *Log) background() {
 		case <-t.C:
 		}
 		l.mu.Lock()
-		due := l.policy == FsyncEverySec && l.synced < l.appended && time.Since(l.lastSync) >= time.Second
-		switch {
-		case l.busy:
-			if due {
-				l.syncWanted = true
-			}
-		case len(l.pending) > 0 || due || l.writeErr != nil:
-			if l.fatal == nil {
-				l.roundLocked(due)
-			}
+		if !l.busy && l.fatal == nil && (len(l.pending) > 0 || l.writeErr != nil) {
+			l.roundLocked(false)
+		}
+		if l.policy == FsyncEverySec && !l.bgSyncing && !l.busy && l.synced < l.written &&
+			time.Since(l.lastSync) >= time.Second && !l.retiring() {
+			l.backgroundSyncLocked()
 		}
 		l.mu.Unlock()
 	}
+}
+
+// retiring reports whether a rotated file still waits to be retired.
+func (l *Log) retiring() bool {
+	for _, sg := range l.pending {
+		if sg.close {
+			return true
+		}
+	}
+	return false
+}
+
+// backgroundSyncLocked fsyncs the current file without l.mu and without
+// the leader role, so client batches keep writing meanwhile.
+func (l *Log) backgroundSyncLocked() {
+	lf, target := l.cur, l.written
+	l.bgSyncing = true
+	l.lastSync = time.Now()
+	l.mu.Unlock()
+	err := lf.sync()
+	l.mu.Lock()
+	l.bgSyncing = false
+	l.syncErr = err
+	if err == nil && target > l.synced {
+		l.synced = target
+	}
+	l.failed.Store(l.writeErr != nil || l.syncErr != nil || l.fatal != nil)
+	l.cond.Broadcast()
 }

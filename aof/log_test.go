@@ -304,3 +304,35 @@ func TestLogSwitchToAlwaysSyncs(t *testing.T) {
 		t.Fatalf("switching to always did not fsync: %d", synced)
 	}
 }
+
+// TestLogEverySecFsyncDoesNotBlockWrites: the background fsync of everysec
+// runs beside client writes, which keep being acknowledged meanwhile.
+func TestLogEverySecFsyncDoesNotBlockWrites(t *testing.T) {
+	gate := make(chan struct{})
+	f := &fakeFile{syncGate: gate}
+	l := NewLog(f, 0, FsyncEverySec)
+	defer func() { close(gate); l.Close() }()
+	if err := l.Wait(l.Append([]byte("a"))); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for !l.Stats().SyncInProgress {
+		if time.Now().After(deadline) {
+			t.Fatal("no background fsync started")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	done := make(chan error, 1)
+	go func() { done <- l.Wait(l.Append([]byte("b"))) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatal("a write waited for the background fsync")
+	}
+	if data, _, _, _ := f.state(); data != "ab" {
+		t.Fatalf("data %q", data)
+	}
+}

@@ -305,10 +305,17 @@ func (s *Server) applyAppendFsyncLocked() error {
 // yet as safe as appendfsync promises, it holds the client's output and
 // returns the log and offset to wait for (nil otherwise).
 func (s *Server) aofBarrierLocked(c *client) (*aof.Log, int64) {
-	if !s.aof.prop.on || s.aof.log == nil {
+	if !s.aof.prop.on {
+		return nil, 0 // inlined: the whole cost with appendonly no
+	}
+	return s.aofBarrierSlowLocked(c)
+}
+
+func (s *Server) aofBarrierSlowLocked(c *client) (*aof.Log, int64) {
+	l := s.aof.log
+	if l == nil {
 		return nil, 0
 	}
-	l := s.aof.log
 	off, durable := l.Barrier()
 	if durable {
 		return nil, 0
@@ -328,9 +335,9 @@ func (s *Server) aofAwait(c *client, l *aof.Log, off int64) bool {
 		c.out.hold(false)
 		return true
 	}
-	c.out.discard()
+	c.out.replace([]byte("-" + string(aofWriteError(err)) + "\r\n"))
 	c.out.hold(false)
-	c.conn.Write([]byte("-" + string(aofWriteError(err)) + "\r\n"))
+	c.out.flush(c.conn)
 	s.log.Warn("Closing a client: its writes could not be made durable in the AOF", "id", c.id, "err", err)
 	return false
 }
@@ -501,10 +508,10 @@ func (o *outbuf) hold(on bool) {
 	o.mu.Unlock()
 }
 
-// discard drops the client's pending output.
-func (o *outbuf) discard() {
+// replace drops the client's pending output and queues b instead.
+func (o *outbuf) replace(b []byte) {
 	o.mu.Lock()
-	o.pending = o.pending[:0]
+	o.pending = append(o.pending[:0], b...)
 	o.mu.Unlock()
 }
 
@@ -514,7 +521,7 @@ var aofFileHook func(f aof.File) aof.File
 
 func wrapAOFFile(f *os.File) aof.File {
 	if aofFileHook != nil {
-		return aofFileHook(f)
+		return aofFileHook(aof.OSFile(f))
 	}
-	return f
+	return aof.OSFile(f)
 }

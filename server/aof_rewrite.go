@@ -331,7 +331,8 @@ func (s *Server) finalRewriteStepLocked(rw *rewriteJob) {
 	switch {
 	case rw.logging && s.aof.mode == aofOn && s.aof.log != nil:
 		s.flushUnitLocked()
-		s.aof.otherSize += s.aof.log.Stats().FileSize
+		st := s.aof.log.Stats()
+		s.aof.otherSize += st.FileSize + st.Pending
 		s.aof.log.Rotate(wrapAOFFile(rw.incrFile), 0)
 		s.aof.selected = -1
 		rw.rotated = true
@@ -340,6 +341,12 @@ func (s *Server) finalRewriteStepLocked(rw *rewriteJob) {
 		s.aof.prop.on = true
 		s.aof.selected = -1
 		rw.rotated = true
+	case rw.incrFile != nil: // the AOF was turned off meanwhile: a snapshot only
+		rw.incrFile.Close()
+		if rw.initial {
+			os.Remove(filepath.Join(rw.dir, rw.incrName))
+		}
+		rw.incrFile = nil
 	}
 }
 
@@ -428,7 +435,8 @@ func (s *Server) finishRewriteLocked(rw *rewriteJob, err error) {
 	case !rw.rotated && rw.incrFile != nil:
 		if rw.logging && s.aof.mode == aofOn && s.aof.log != nil {
 			s.flushUnitLocked()
-			s.aof.otherSize += s.aof.log.Stats().FileSize
+			st := s.aof.log.Stats()
+			s.aof.otherSize += st.FileSize + st.Pending
 			s.aof.log.Rotate(wrapAOFFile(rw.incrFile), 0)
 			s.aof.selected = -1
 		} else {
