@@ -399,6 +399,7 @@ func (s *Server) closeAOF() {
 	}
 	s.flushUnitLocked()
 	s.aof.prop.on = false
+	s.log.Info("Calling fsync() on the AOF file.")
 	if err := s.aof.log.Close(); err != nil {
 		s.log.Warn("Fail to fsync the AOF file", "err", err)
 	}

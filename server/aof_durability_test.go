@@ -251,3 +251,44 @@ func TestInfoPersistenceAOFFields(t *testing.T) {
 		t.Fatal(on)
 	}
 }
+
+// TestShutdownAndCloseFsync: SHUTDOWN (with NOSAVE too) and Close — what
+// SIGTERM does — write and fsync what is pending before the server stops.
+func TestShutdownAndCloseFsync(t *testing.T) {
+	for _, how := range []string{"SHUTDOWN", "SHUTDOWN NOSAVE", "SHUTDOWN SAVE", "Close"} {
+		t.Run(how, func(t *testing.T) {
+			current := installFaults(t)
+			dir := t.TempDir()
+			cfg := aofConfig(dir, "no")
+			s := startServer(t, cfg)
+			tc := dialServer(t, s)
+			tc.must("SET", "k", "v")
+			if n := current().syncs(); n != 0 {
+				t.Fatalf("%d fsyncs before the shutdown under appendfsync no", n)
+			}
+			if how == "Close" {
+				s.Close()
+			} else {
+				tc.do(strings.Fields(how)...)
+				select {
+				case <-s.Done():
+				case <-time.After(10 * time.Second):
+					t.Fatal("server did not stop")
+				}
+				s.Close() // waits for the close hooks
+			}
+			if n := current().syncs(); n == 0 {
+				t.Fatal("no fsync at shutdown")
+			}
+			if got := incrText(t, dir); got != "SELECT 0\nSET k v" {
+				t.Fatalf("log %q", got)
+			}
+		})
+	}
+}
+
+func (f *faultFile) syncs() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.syncCalls
+}

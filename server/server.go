@@ -44,6 +44,7 @@ type Server struct {
 	listeners []net.Listener
 	closing   atomic.Bool
 	done      chan struct{}
+	stopped   chan struct{} // closed once Close has finished (close hooks included)
 	wg        sync.WaitGroup
 	startTime time.Time
 	runID     string
@@ -103,6 +104,7 @@ func New(cfg Config) (*Server, error) {
 		log:          log,
 		clients:      make(map[int64]*client),
 		done:         make(chan struct{}),
+		stopped:      make(chan struct{}),
 		startTime:    time.Now(),
 		runID:        newRunID(),
 		activeExpire: true,
@@ -117,7 +119,7 @@ func New(cfg Config) (*Server, error) {
 	for _, fn := range loadHooks {
 		if err := fn(s); err != nil {
 			s.mu.Unlock()
-			s.closeHooksOnce()
+			s.runCloseHooks()
 			return nil, err
 		}
 	}
@@ -208,7 +210,7 @@ func (s *Server) Serve() error {
 			s.acceptLoop(ln)
 		}(ln)
 	}
-	<-s.done
+	<-s.stopped
 	return nil
 }
 
@@ -236,11 +238,13 @@ func (s *Server) acceptLoop(ln net.Listener) {
 	}
 }
 
-// Close stops accepting, disconnects every client and stops background
-// tasks. It is safe to call more than once.
+// Close stops accepting, disconnects every client, stops background
+// tasks and runs the close hooks (the AOF's final write and fsync). It is
+// safe to call more than once; every call returns once all of it is done,
+// and so does Serve.
 func (s *Server) Close() error {
 	if !s.closing.CompareAndSwap(false, true) {
-		<-s.done
+		<-s.stopped
 		return nil
 	}
 	s.closeListeners()
@@ -253,12 +257,13 @@ func (s *Server) Close() error {
 	s.mu.Unlock()
 	close(s.done)
 	s.wg.Wait()
-	s.closeHooksOnce()
+	s.runCloseHooks()
+	close(s.stopped)
 	return nil
 }
 
-// closeHooksOnce runs the close hooks.
-func (s *Server) closeHooksOnce() {
+// runCloseHooks runs the close hooks.
+func (s *Server) runCloseHooks() {
 	for _, fn := range closeHooks {
 		fn(s)
 	}
