@@ -148,7 +148,19 @@ func (s *Server) openAOFOnStartLocked() error {
 		s.log.Info("Opening AOF incr file " + name + " on server start")
 	}
 	s.aofDeleteHistoryLocked()
+	s.aofRemoveTempFiles()
 	return nil
+}
+
+// aofRemoveTempFiles removes what rewrites of a previous process left in
+// the AOF directory when it died in the middle (never named by a manifest).
+func (s *Server) aofRemoveTempFiles() {
+	ents, _ := os.ReadDir(s.aof.dir)
+	for _, e := range ents {
+		if n := e.Name(); strings.HasPrefix(n, "temp-rewriteaof-") || n == aof.TempIncrName(s.aof.prefix) {
+			os.Remove(filepath.Join(s.aof.dir, n))
+		}
+	}
 }
 
 // aofUpgradeLocked moves an old-style single AOF file (appendfilename in

@@ -106,8 +106,11 @@ func runCrashTest(t *testing.T, bin, policy string, rounds int) {
 	verifyCrashWorld(t, w, addr, rounds)
 	proc.Process.Signal(syscall.SIGTERM)
 	proc.Wait()
-	t.Logf("appendfsync %s: %d runs, %d SIGKILLs, %d acknowledged writes, %d acknowledgement checks (every acknowledged write re-checked after each later kill), %d transactions sent",
-		policy, rounds+1, rounds, w.acks, w.checked, len(w.txTried))
+	log, _ := os.ReadFile(filepath.Join(dir, "server.log"))
+	started := strings.Count(string(log), "Background append only file rewriting started")
+	finished := strings.Count(string(log), "Background AOF rewrite finished successfully")
+	t.Logf("appendfsync %s: %d runs, %d SIGKILLs, %d acknowledged writes, %d acknowledgement checks (every acknowledged write re-checked after each later kill), %d transactions sent, %d rewrites started, %d completed",
+		policy, rounds+1, rounds, w.acks, w.checked, len(w.txTried), started, finished)
 }
 
 // startMiniwatchdProc starts the binary on dir and waits for it to answer.

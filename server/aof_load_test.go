@@ -242,3 +242,24 @@ func TestAOFUpgradesOldStyleFile(t *testing.T) {
 		t.Fatal("old file not moved")
 	}
 }
+
+// TestAOFRemovesStaleTempFiles: files a rewrite left when its process died
+// are removed at start-up; the files the manifest names are kept.
+func TestAOFRemovesStaleTempFiles(t *testing.T) {
+	dir := t.TempDir()
+	s := startServer(t, aofConfig(dir, "everysec"))
+	dialServer(t, s).must("SET", "k", "v")
+	s.Close()
+	ad := filepath.Join(dir, "appendonlydir")
+	for _, n := range []string{"temp-rewriteaof-bg-12345.aof", "temp-rewriteaof-99.aof", "temp-appendonly.aof.incr"} {
+		os.WriteFile(filepath.Join(ad, n), []byte("junk"), 0o644)
+	}
+	s2 := startServer(t, aofConfig(dir, "everysec"))
+	if v := dialServer(t, s2).must("GET", "k"); v != "v" {
+		t.Fatalf("k = %v", v)
+	}
+	_, files := aofFiles(t, dir)
+	if strings.Join(files, " ") != "appendonly.aof.1.base.aof appendonly.aof.1.incr.aof appendonly.aof.manifest" {
+		t.Fatalf("files %v", files)
+	}
+}
