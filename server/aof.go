@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/miniwatchd/miniwatchd/aof"
-	"github.com/miniwatchd/miniwatchd/protocol"
 )
 
 // The append-only file (Redis aof.c), in Redis 7.0's multi-part layout:
@@ -21,9 +20,12 @@ import (
 // the file before its reply leaves, and fsynced first under
 // appendfsync always (see conn.go's processInput and aof.Log).
 //
-// Files: aof.go (lifecycle, configuration, INFO, MISCONF), aof_propagate.go
-// (what is logged), aof_load.go (replay at start-up), aof_rewrite.go
-// (BGREWRITEAOF and the automatic rewrite).
+// Files: aof.go (lifecycle, configuration, shutdown, cron), aof_reply.go
+// (replies wait for the log; MISCONF), aof_propagate.go (what is logged:
+// the API commands use), aof_commands.go (how the string, key and type
+// commands that need it are logged), aof_load.go (replay at start-up),
+// aof_rewrite.go and aof_rewrite_types.go (BGREWRITEAOF and the automatic
+// rewrite), aof_info.go (INFO persistence).
 
 // aofMode is Redis's aof_state.
 type aofMode uint8
@@ -312,71 +314,6 @@ func (s *Server) applyAppendFsyncLocked() error {
 	return nil
 }
 
-// aofBarrierLocked is called at the end of a client's batch of commands,
-// under the engine lock: when the replies may reveal writes that are not
-// yet as safe as appendfsync promises, it holds the client's output and
-// returns the log and offset to wait for (nil otherwise).
-func (s *Server) aofBarrierLocked(c *client) (*aof.Log, int64) {
-	if !s.aof.prop.on {
-		return nil, 0 // inlined: the whole cost with appendonly no
-	}
-	return s.aofBarrierSlowLocked(c)
-}
-
-func (s *Server) aofBarrierSlowLocked(c *client) (*aof.Log, int64) {
-	l := s.aof.log
-	if l == nil {
-		return nil, 0
-	}
-	off, durable := l.Barrier()
-	if durable {
-		return nil, 0
-	}
-	c.out.hold(true)
-	return l, off
-}
-
-// aofAwait waits, without the engine lock, until the batch's writes are
-// safe, then releases the client's output. If they cannot be made durable
-// (appendfsync always and a failed write or fsync), the replies are
-// dropped, the client gets a MISCONF error instead and false is returned:
-// the connection must close, nothing was acknowledged.
-func (s *Server) aofAwait(c *client, l *aof.Log, off int64) bool {
-	err := l.Wait(off)
-	if err == nil {
-		c.out.hold(false)
-		return true
-	}
-	c.out.replace([]byte("-" + string(aofWriteError(err)) + "\r\n"))
-	c.out.hold(false)
-	c.out.flush(c.conn)
-	s.log.Warn("Closing a client: its writes could not be made durable in the AOF", "id", c.id, "err", err)
-	return false
-}
-
-// aofWriteError is Redis's MISCONF reply for an AOF write error.
-func aofWriteError(err error) protocol.Error {
-	return protocol.Error("MISCONF Errors writing to the AOF file: " + strerror(err))
-}
-
-// aofDiskCheck is processCommand's MISCONF step for the AOF: while the last
-// write or fsync failed, write commands (and PING, and EXEC of a
-// transaction with writes) are refused.
-func aofDiskCheck(s *Server, c *client, cmd *command) protocol.Error {
-	l := s.aof.log
-	if l == nil || !l.Failed() {
-		return ""
-	}
-	if !cmd.has(flagWrite) && cmd.name != "ping" && !(cmd.name == "exec" && c.multi.HasWrite()) {
-		return ""
-	}
-	err := l.Err()
-	if err == nil {
-		return ""
-	}
-	return aofWriteError(err)
-}
-
 // aofShutdownLocked is SHUTDOWN's AOF step (prepareForShutdown): refuse
 // while the first base is being written, else flush and fsync.
 func (s *Server) aofShutdownLocked(save bool) error {
@@ -468,73 +405,4 @@ func (s *Server) aofRewriteLimitedLocked() bool {
 	s.aof.limitUntil = time.Now().Add(s.aof.limitDelay)
 	s.log.Warn(fmt.Sprintf("Background AOF rewrite has repeatedly failed and triggered the limit, will retry in %d minutes", int(s.aof.limitDelay/time.Minute)))
 	return true
-}
-
-// infoAOF writes INFO persistence's AOF fields, in Redis 7.0's order.
-func (s *Server) infoAOF(b *strings.Builder) {
-	a := &s.aof
-	field(b, "aof_enabled", b2i(a.mode != aofOff))
-	field(b, "aof_rewrite_in_progress", b2i(a.rw != nil))
-	field(b, "aof_rewrite_scheduled", b2i(a.scheduled))
-	field(b, "aof_last_rewrite_time_sec", a.lastRewriteSecs)
-	cur := int64(-1)
-	if a.rw != nil {
-		cur = int64(time.Since(a.rw.start) / time.Second)
-	}
-	field(b, "aof_current_rewrite_time_sec", cur)
-	field(b, "aof_last_bgrewrite_status", okErr(a.lastRewriteOK))
-	field(b, "aof_rewrites", a.rewrites)
-	field(b, "aof_rewrites_consecutive_failures", a.failures)
-	var st aof.Stats
-	st.WriteOK = true
-	if a.log != nil {
-		st = a.log.Stats()
-	}
-	field(b, "aof_last_write_status", okErr(st.WriteOK))
-	field(b, "aof_last_cow_size", 0)
-	field(b, "module_fork_in_progress", 0)
-	field(b, "module_fork_last_cow_size", 0)
-	if a.mode == aofOff {
-		return
-	}
-	field(b, "aof_current_size", s.aofCurrentSizeLocked())
-	field(b, "aof_base_size", a.rewriteBaseSize)
-	field(b, "aof_pending_rewrite", b2i(a.scheduled))
-	field(b, "aof_buffer_length", st.Pending)
-	field(b, "aof_pending_bio_fsync", b2i(st.SyncInProgress))
-	field(b, "aof_delayed_fsync", 0)
-}
-
-func okErr(ok bool) string {
-	if ok {
-		return "ok"
-	}
-	return "err"
-}
-
-// hold stops (true) or allows again (false) writing the client's pending
-// output, while its replies wait for the AOF. Messages pushed meanwhile
-// queue behind them.
-func (o *outbuf) hold(on bool) {
-	o.mu.Lock()
-	o.held = on
-	o.mu.Unlock()
-}
-
-// replace drops the client's pending output and queues b instead.
-func (o *outbuf) replace(b []byte) {
-	o.mu.Lock()
-	o.pending = append(o.pending[:0], b...)
-	o.mu.Unlock()
-}
-
-// aofFileHook, when set (tests only), wraps every incremental file the log
-// writes to, to inject write and fsync failures or delays.
-var aofFileHook func(f aof.File) aof.File
-
-func wrapAOFFile(f *os.File) aof.File {
-	if aofFileHook != nil {
-		return aofFileHook(aof.OSFile(f))
-	}
-	return aof.OSFile(f)
 }

@@ -64,10 +64,12 @@ func registerRewriteType(t db.Type, fn func(b []byte, key string, v any) []byte)
 	rewriteTypes[t] = fn
 }
 
-// rewritePreambles append commands written at the start of every base,
-// before any key (the functions subsystem: one FUNCTION LOAD per library,
-// as Redis's rewriteFunctions). They run under the engine lock.
-var rewritePreambles []func(s *Server, b []byte) []byte
+// rewriteGlobals append the commands that rebuild server-wide state other
+// than keys (the functions subsystem: one FUNCTION LOAD per library, as
+// Redis's rewriteFunctions). They run under the engine lock in the
+// rewrite's final step, so the base holds that state as it is at the
+// switch to the new incremental file, whatever changed during the rewrite.
+var rewriteGlobals []func(s *Server, b []byte) []byte
 
 // rewriteJob is one rewrite. Fields marked engine are guarded by the
 // engine lock; the others belong to the rewrite goroutine.
@@ -192,11 +194,6 @@ func (s *Server) rewrite(rw *rewriteJob) error {
 	if err := s.prepareRewrite(rw); err != nil {
 		return err
 	}
-	s.mu.Lock()
-	for _, fn := range rewritePreambles {
-		rw.buf = fn(s, rw.buf)
-	}
-	s.mu.Unlock()
 	for passes := 0; ; {
 		s.mu.Lock()
 		if rw.abort.Load() {
@@ -326,6 +323,9 @@ func (s *Server) finalRewriteStepLocked(rw *rewriteJob) {
 	rw.pass = rw.takeTouched(rw.pass[:0])
 	s.rewriteKeysLocked(rw, rw.pass)
 	rw.pass = nil
+	for _, fn := range rewriteGlobals {
+		rw.buf = fn(s, rw.buf)
+	}
 	rw.tracking = false
 	s.ks.HoldShrink(false)
 	switch {
@@ -463,11 +463,11 @@ func (s *Server) finishRewriteLocked(rw *rewriteJob, err error) {
 // dataset is empty or small, as Redis's synchronous rewriteAppendOnlyFile).
 func (s *Server) writeBaseNowLocked(name string) error {
 	rw := &rewriteJob{walk: make([]walkPos, s.ks.Len()), selected: -1}
-	for _, fn := range rewritePreambles {
-		rw.buf = fn(s, rw.buf)
-	}
 	for i := rw.nextWalk(); i >= 0; i = rw.nextWalk() {
 		s.rewriteWalkChunkLocked(rw, i)
+	}
+	for _, fn := range rewriteGlobals {
+		rw.buf = fn(s, rw.buf)
 	}
 	if rw.err != nil {
 		return rw.err
