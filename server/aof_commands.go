@@ -1,6 +1,9 @@
 package server
 
-import "github.com/miniwatchd/miniwatchd/protocol"
+import (
+	"github.com/miniwatchd/miniwatchd/db"
+	"github.com/miniwatchd/miniwatchd/protocol"
+)
 
 // How the string and key commands are logged when their arguments would not
 // replay to the same effect (Redis 7.0.15's rewriteClientCommandVector and
@@ -101,4 +104,82 @@ func propagateZMPop(c *client, key []byte, max bool, count int64) {
 		name = propZPOPMAX
 	}
 	c.propagateAs(name, key, protocol.AppendInt(nil, count))
+}
+
+var (
+	propLPOP      = []byte("LPOP")
+	propRPOP      = []byte("RPOP")
+	propLMOVE     = []byte("LMOVE")
+	propRPOPLPUSH = []byte("RPOPLPUSH")
+)
+
+// propagateListPop logs LMPOP and the blocking pops that found data at
+// once as LPOP or RPOP of the key they popped from: with the number of
+// elements popped (n >= 0, LMPOP and BLMPOP) or without a count (n < 0,
+// BLPOP and BRPOP), as Redis 7.0 rewrites them.
+func propagateListPop(c *client, d *db.DB, key []byte, left bool, n int) {
+	if !c.propagating() {
+		return
+	}
+	name := propRPOP
+	if left {
+		name = propLPOP
+	}
+	if n < 0 {
+		propagatePop(c, d, name, key)
+		return
+	}
+	propagatePop(c, d, name, key, protocol.AppendInt(nil, int64(n)))
+}
+
+// propagatePop records a pop made for client c in database d: as the
+// record of c's running command when that command popped, or, when c is a
+// blocked client served after the command that woke it (outside any
+// command), as a record of its own.
+func propagatePop(c *client, d *db.DB, args ...[]byte) {
+	s := c.srv
+	if !s.aof.prop.on {
+		return
+	}
+	if s.aof.prop.depth > 0 {
+		c.propagateAs(args...)
+		return
+	}
+	s.propagateLocked(d, args...)
+}
+
+// propagateZPop logs the pops of BZPOPMIN/BZPOPMAX (ZPOPMIN or ZPOPMAX
+// key) and BZMPOP (with the number popped), served or not.
+func propagateZPop(c *client, d *db.DB, key []byte, min, withCount bool, n int) {
+	if !c.propagating() {
+		return
+	}
+	name := propZPOPMAX
+	if min {
+		name = propZPOPMIN
+	}
+	if withCount {
+		propagatePop(c, d, name, key, protocol.AppendInt(nil, int64(n)))
+		return
+	}
+	propagatePop(c, d, name, key)
+}
+
+// propagateServedMove logs a served BLMOVE as LMOVE src dst left|right
+// left|right, or a served BRPOPLPUSH as RPOPLPUSH src dst.
+func propagateServedMove(c *client, d *db.DB, src, dst []byte, from, to bool) {
+	if !c.propagating() {
+		return
+	}
+	if c.lastCmd == "brpoplpush" {
+		propagatePop(c, d, propRPOPLPUSH, src, dst)
+		return
+	}
+	side := func(left bool) []byte { // Redis's shared.left / shared.right
+		if left {
+			return []byte("left")
+		}
+		return []byte("right")
+	}
+	propagatePop(c, d, propLMOVE, src, dst, side(from), side(to))
 }

@@ -26,9 +26,9 @@ import (
 // may be half applied. AOF_CRASH_ROUNDS sets the number of kills (default
 // 6 per policy); -short skips it.
 
-// crashWorld is what the writers were told (acknowledgements) and what
+// aofCrashWorld is what the writers were told (acknowledgements) and what
 // they attempted, across rounds.
-type crashWorld struct {
+type aofCrashWorld struct {
 	mu       sync.Mutex
 	acked    map[string]string // key -> value of an acknowledged SET
 	ctrAck   map[string]int64  // counter -> highest acknowledged INCR reply
@@ -44,7 +44,7 @@ func TestAOFCrashSafety(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crash test skipped in -short mode")
 	}
-	bin := buildMiniwatchd(t)
+	bin := aofBuildBinary(t)
 	rounds := 6
 	if v, err := strconv.Atoi(os.Getenv("AOF_CRASH_ROUNDS")); err == nil && v > 0 {
 		rounds = v
@@ -55,14 +55,14 @@ func TestAOFCrashSafety(t *testing.T) {
 			if policy != "always" {
 				n = max(rounds/2, 2)
 			}
-			runCrashTest(t, bin, policy, n)
+			aofRunCrashTest(t, bin, policy, n)
 		})
 	}
 }
 
-// buildMiniwatchd compiles cmd/miniwatchd into a temporary directory of
+// aofBuildBinary compiles cmd/miniwatchd into a temporary directory of
 // the test (the Go build cache makes the second build cheap).
-func buildMiniwatchd(t *testing.T) string {
+func aofBuildBinary(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "miniwatchd")
 	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
@@ -73,14 +73,14 @@ func buildMiniwatchd(t *testing.T) string {
 	return bin
 }
 
-func runCrashTest(t *testing.T, bin, policy string, rounds int) {
+func aofRunCrashTest(t *testing.T, bin, policy string, rounds int) {
 	dir := t.TempDir()
-	w := &crashWorld{acked: map[string]string{}, ctrAck: map[string]int64{}, ctrTries: map[string]int64{}, txAcked: map[string]bool{}}
+	w := &aofCrashWorld{acked: map[string]string{}, ctrAck: map[string]int64{}, ctrTries: map[string]int64{}, txAcked: map[string]bool{}}
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))
 	for round := 0; round < rounds; round++ {
-		proc, addr := startMiniwatchdProc(t, bin, dir, policy)
+		proc, addr := aofStartProc(t, bin, dir, policy)
 		if round > 0 {
-			verifyCrashWorld(t, w, addr, round)
+			aofVerifyCrash(t, w, addr, round)
 		}
 		var wg sync.WaitGroup
 		stop := make(chan struct{})
@@ -88,13 +88,13 @@ func runCrashTest(t *testing.T, bin, policy string, rounds int) {
 			wg.Add(1)
 			go func(id int) {
 				defer wg.Done()
-				crashWriter(w, addr, round, id, stop)
+				aofCrashWriter(w, addr, round, id, stop)
 			}(id)
 		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			rewriter(addr, stop)
+			aofRewriter(addr, stop)
 		}()
 		time.Sleep(time.Duration(150+rng.IntN(700)) * time.Millisecond)
 		proc.Process.Signal(syscall.SIGKILL)
@@ -102,8 +102,8 @@ func runCrashTest(t *testing.T, bin, policy string, rounds int) {
 		close(stop)
 		wg.Wait()
 	}
-	proc, addr := startMiniwatchdProc(t, bin, dir, policy)
-	verifyCrashWorld(t, w, addr, rounds)
+	proc, addr := aofStartProc(t, bin, dir, policy)
+	aofVerifyCrash(t, w, addr, rounds)
 	proc.Process.Signal(syscall.SIGTERM)
 	proc.Wait()
 	log, _ := os.ReadFile(filepath.Join(dir, "server.log"))
@@ -113,10 +113,10 @@ func runCrashTest(t *testing.T, bin, policy string, rounds int) {
 		policy, rounds+1, rounds, w.acks, w.checked, len(w.txTried), started, finished)
 }
 
-// startMiniwatchdProc starts the binary on dir and waits for it to answer.
-func startMiniwatchdProc(t *testing.T, bin, dir, policy string) (*exec.Cmd, string) {
+// aofStartProc starts the binary on dir and waits for it to answer.
+func aofStartProc(t *testing.T, bin, dir, policy string) (*exec.Cmd, string) {
 	t.Helper()
-	port := freePort(t)
+	port := aofFreePort(t)
 	addr := "127.0.0.1:" + strconv.Itoa(port)
 	logf, err := os.OpenFile(filepath.Join(dir, "server.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
@@ -135,7 +135,7 @@ func startMiniwatchdProc(t *testing.T, bin, dir, policy string) (*exec.Cmd, stri
 		if c, err := net.Dial("tcp", addr); err == nil {
 			c.Write(aof.AppendCommandStrings(nil, "PING"))
 			c.SetReadDeadline(time.Now().Add(2 * time.Second))
-			rep := readReply(bufio.NewReader(c))
+			rep := aofReadReply(bufio.NewReader(c))
 			c.Close()
 			if rep == "PONG" {
 				return cmd, addr
@@ -149,38 +149,38 @@ func startMiniwatchdProc(t *testing.T, bin, dir, policy string) (*exec.Cmd, stri
 	}
 }
 
-// crashConn is a raw client that reports I/O errors instead of failing.
-type crashConn struct {
+// aofCrashConn is a raw client that reports I/O errors instead of failing.
+type aofCrashConn struct {
 	c  net.Conn
 	br *bufio.Reader
 }
 
-func (cc *crashConn) do(args ...string) (any, error) {
+func (cc *aofCrashConn) do(args ...string) (any, error) {
 	if _, err := cc.c.Write(aof.AppendCommandStrings(nil, args...)); err != nil {
 		return nil, err
 	}
-	r := readReply(cc.br)
-	if err, ok := r.(error); ok && isIOError(err) {
+	r := aofReadReply(cc.br)
+	if err, ok := r.(error); ok && aofIsIOError(err) {
 		return nil, err
 	}
 	return r, nil
 }
 
-// isIOError tells a dead connection from an error reply.
-func isIOError(err error) bool {
+// aofIsIOError tells a dead connection from an error reply.
+func aofIsIOError(err error) bool {
 	_, isNet := err.(net.Error)
 	return isNet || err.Error() == "EOF" || err.Error() == "unexpected EOF" || err.Error() == "empty reply line"
 }
 
-// crashWriter writes until its connection dies, recording what the server
+// aofCrashWriter writes until its connection dies, recording what the server
 // acknowledged.
-func crashWriter(w *crashWorld, addr string, round, id int, stop chan struct{}) {
+func aofCrashWriter(w *aofCrashWorld, addr string, round, id int, stop chan struct{}) {
 	c, err := net.Dial("tcp", addr)
 	if err != nil {
 		return
 	}
 	defer c.Close()
-	cc := &crashConn{c: c, br: bufio.NewReader(c)}
+	cc := &aofCrashConn{c: c, br: bufio.NewReader(c)}
 	rng := rand.New(rand.NewPCG(uint64(round), uint64(id)))
 	ctr := "ctr:" + strconv.Itoa(id)
 	for seq := 0; ; seq++ {
@@ -264,15 +264,15 @@ func crashWriter(w *crashWorld, addr string, round, id int, stop chan struct{}) 
 	}
 }
 
-// rewriter issues BGREWRITEAOF now and then, so kills also land during
+// aofRewriter issues BGREWRITEAOF now and then, so kills also land during
 // rewrites.
-func rewriter(addr string, stop chan struct{}) {
+func aofRewriter(addr string, stop chan struct{}) {
 	c, err := net.Dial("tcp", addr)
 	if err != nil {
 		return
 	}
 	defer c.Close()
-	cc := &crashConn{c: c, br: bufio.NewReader(c)}
+	cc := &aofCrashConn{c: c, br: bufio.NewReader(c)}
 	for {
 		select {
 		case <-stop:
@@ -285,18 +285,18 @@ func rewriter(addr string, stop chan struct{}) {
 	}
 }
 
-// verifyCrashWorld checks every acknowledgement against the restarted
+// aofVerifyCrash checks every acknowledgement against the restarted
 // server.
-func verifyCrashWorld(t *testing.T, w *crashWorld, addr string, round int) {
+func aofVerifyCrash(t *testing.T, w *aofCrashWorld, addr string, round int) {
 	t.Helper()
-	tc := dialAddr(t, addr)
+	tc := dialAOFAddr(t, addr)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	keys := make([]string, 0, len(w.acked))
 	for k := range w.acked {
 		keys = append(keys, k)
 	}
-	vals := mget(t, tc, keys)
+	vals := aofMGet(t, tc, keys)
 	for i, k := range keys {
 		if vals[i] != w.acked[k] {
 			t.Fatalf("round %d: acknowledged SET %s=%s lost (found %v)", round, k, w.acked[k], vals[i])
@@ -314,7 +314,7 @@ func verifyCrashWorld(t *testing.T, w *crashWorld, addr string, round int) {
 	for _, tag := range w.txTried {
 		txKeys = append(txKeys, "tx:"+tag+":a", "tx:"+tag+":b")
 	}
-	txVals := mget(t, tc, txKeys)
+	txVals := aofMGet(t, tc, txKeys)
 	present := map[string]int64{}
 	for i, tag := range w.txTried {
 		a, b := txVals[2*i] != "<nil>", txVals[2*i+1] != "<nil>"
@@ -347,8 +347,8 @@ func verifyCrashWorld(t *testing.T, w *crashWorld, addr string, round int) {
 	w.checked++
 }
 
-// mget reads keys in batches.
-func mget(t *testing.T, tc *testConn, keys []string) []string {
+// aofMGet reads keys in batches.
+func aofMGet(t *testing.T, tc *aofConn, keys []string) []string {
 	t.Helper()
 	out := make([]string, 0, len(keys))
 	for len(keys) > 0 {
@@ -368,10 +368,10 @@ func TestSIGTERMFlushesAOF(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	bin := buildMiniwatchd(t)
+	bin := aofBuildBinary(t)
 	dir := t.TempDir()
-	proc, addr := startMiniwatchdProc(t, bin, dir, "no")
-	tc := dialAddr(t, addr)
+	proc, addr := aofStartProc(t, bin, dir, "no")
+	tc := dialAOFAddr(t, addr)
 	for i := 0; i < 100; i++ {
 		tc.must("SET", "k"+strconv.Itoa(i), strconv.Itoa(i))
 	}
@@ -383,9 +383,9 @@ func TestSIGTERMFlushesAOF(t *testing.T) {
 	if !strings.Contains(string(log), "Calling fsync() on the AOF file.") {
 		t.Fatalf("no final fsync logged:\n%s", log)
 	}
-	proc2, addr2 := startMiniwatchdProc(t, bin, dir, "no")
+	proc2, addr2 := aofStartProc(t, bin, dir, "no")
 	defer func() { proc2.Process.Signal(syscall.SIGTERM); proc2.Wait() }()
-	if n := dialAddr(t, addr2).must("DBSIZE"); n != int64(100) {
+	if n := dialAOFAddr(t, addr2).must("DBSIZE"); n != int64(100) {
 		t.Fatalf("DBSIZE %v after restart", n)
 	}
 }

@@ -10,9 +10,9 @@ import (
 	"github.com/miniwatchd/miniwatchd/aof"
 )
 
-// faultFile wraps an incremental file to make writes or fsyncs fail, or
+// aofFaultFile wraps an incremental file to make writes or fsyncs fail, or
 // fsyncs stall, while the test asks.
-type faultFile struct {
+type aofFaultFile struct {
 	aof.File
 	mu        sync.Mutex
 	writeErr  error
@@ -21,7 +21,7 @@ type faultFile struct {
 	syncCalls int
 }
 
-func (f *faultFile) Write(p []byte) (int, error) {
+func (f *aofFaultFile) Write(p []byte) (int, error) {
 	f.mu.Lock()
 	err := f.writeErr
 	f.mu.Unlock()
@@ -31,7 +31,7 @@ func (f *faultFile) Write(p []byte) (int, error) {
 	return f.File.Write(p)
 }
 
-func (f *faultFile) Sync() error {
+func (f *aofFaultFile) Sync() error {
 	f.mu.Lock()
 	gate, err := f.syncGate, f.syncErr
 	f.syncCalls++
@@ -45,25 +45,25 @@ func (f *faultFile) Sync() error {
 	return f.File.Sync()
 }
 
-func (f *faultFile) set(fn func(f *faultFile)) {
+func (f *aofFaultFile) set(fn func(f *aofFaultFile)) {
 	f.mu.Lock()
 	fn(f)
 	f.mu.Unlock()
 }
 
-// installFaults makes every incremental file opened from now on a
-// faultFile; it returns a function giving the latest one.
-func installFaults(t *testing.T) func() *faultFile {
+// aofInstallFaults makes every incremental file opened from now on a
+// aofFaultFile; it returns a function giving the latest one.
+func aofInstallFaults(t *testing.T) func() *aofFaultFile {
 	var mu sync.Mutex
-	var last *faultFile
+	var last *aofFaultFile
 	aofFileHook = func(f aof.File) aof.File {
 		mu.Lock()
 		defer mu.Unlock()
-		last = &faultFile{File: f}
+		last = &aofFaultFile{File: f}
 		return last
 	}
 	t.Cleanup(func() { aofFileHook = nil })
-	return func() *faultFile {
+	return func() *aofFaultFile {
 		mu.Lock()
 		defer mu.Unlock()
 		return last
@@ -71,17 +71,17 @@ func installFaults(t *testing.T) func() *faultFile {
 }
 
 // reply reads one reply with a timeout; ok is false if none came.
-func (tc *testConn) reply(d time.Duration) (any, bool) {
+func (tc *aofConn) reply(d time.Duration) (any, bool) {
 	tc.c.SetReadDeadline(time.Now().Add(d))
 	defer tc.c.SetReadDeadline(time.Time{})
 	if _, err := tc.br.Peek(1); err != nil {
 		return nil, false
 	}
-	return readReply(tc.br), true
+	return aofReadReply(tc.br), true
 }
 
 // send writes a command without reading its reply.
-func (tc *testConn) send(args ...string) {
+func (tc *aofConn) send(args ...string) {
 	tc.c.SetDeadline(time.Now().Add(30 * time.Second))
 	if _, err := tc.c.Write(aof.AppendCommandStrings(nil, args...)); err != nil {
 		tc.t.Fatal(err)
@@ -92,12 +92,12 @@ func (tc *testConn) send(args ...string) {
 // writer nor a reader that could see the write gets a reply while the
 // fsync of that write is running.
 func TestAlwaysNoReplyBeforeFsync(t *testing.T) {
-	current := installFaults(t)
-	s := startServer(t, aofConfig(t.TempDir(), "always"))
-	w, r := dialServer(t, s), dialServer(t, s)
+	current := aofInstallFaults(t)
+	s := startAOFServer(t, aofTestConfig(t.TempDir(), "always"))
+	w, r := dialAOF(t, s), dialAOF(t, s)
 	w.must("SET", "warm", "up")
 	gate := make(chan struct{})
-	current().set(func(f *faultFile) { f.syncGate = gate })
+	current().set(func(f *aofFaultFile) { f.syncGate = gate })
 	w.send("SET", "k", "v")
 	time.Sleep(50 * time.Millisecond)
 	r.send("GET", "k")
@@ -107,7 +107,7 @@ func TestAlwaysNoReplyBeforeFsync(t *testing.T) {
 	if rep, ok := r.reply(100 * time.Millisecond); ok {
 		t.Fatalf("reader got %v before the write it sees was fsynced", rep)
 	}
-	current().set(func(f *faultFile) { f.syncGate = nil })
+	current().set(func(f *aofFaultFile) { f.syncGate = nil })
 	close(gate)
 	if rep, ok := w.reply(5 * time.Second); !ok || rep != "OK" {
 		t.Fatalf("writer: %v %v", rep, ok)
@@ -121,12 +121,12 @@ func TestAlwaysNoReplyBeforeFsync(t *testing.T) {
 // the writer MISCONF instead of OK and closes its connection; writes are
 // refused until the disk recovers; the write is then persisted.
 func TestAlwaysWriteErrorIsNotAcknowledged(t *testing.T) {
-	current := installFaults(t)
+	current := aofInstallFaults(t)
 	dir := t.TempDir()
-	s := startServer(t, aofConfig(dir, "always"))
-	tc := dialServer(t, s)
+	s := startAOFServer(t, aofTestConfig(dir, "always"))
+	tc := dialAOF(t, s)
 	tc.must("SET", "ok", "1")
-	current().set(func(f *faultFile) { f.writeErr = syscall.ENOSPC })
+	current().set(func(f *aofFaultFile) { f.writeErr = syscall.ENOSPC })
 	const misconf = "MISCONF Errors writing to the AOF file: No space left on device"
 	if err, ok := tc.do("SET", "x", "1").(error); !ok || err.Error() != misconf {
 		t.Fatalf("SET during a write error: %v", err)
@@ -134,22 +134,22 @@ func TestAlwaysWriteErrorIsNotAcknowledged(t *testing.T) {
 	if _, ok := tc.do("PING").(error); !ok {
 		t.Fatal("connection not closed after an unacknowledged write")
 	}
-	tc2 := dialServer(t, s)
+	tc2 := dialAOF(t, s)
 	if err, ok := tc2.do("SET", "y", "1").(error); !ok || err.Error() != misconf {
 		t.Fatalf("second client's SET: %v", err)
 	}
-	current().set(func(f *faultFile) { f.writeErr = nil })
-	tc3 := dialServer(t, s)
-	waitFor(t, 5*time.Second, "the write to be retried", func() bool {
-		return infoField(t, tc3, "aof_last_write_status") == "ok"
+	current().set(func(f *aofFaultFile) { f.writeErr = nil })
+	tc3 := dialAOF(t, s)
+	aofWaitFor(t, 5*time.Second, "the write to be retried", func() bool {
+		return aofInfoField(t, tc3, "aof_last_write_status") == "ok"
 	})
 	tc3.must("SET", "z", "1")
 	if v := tc3.must("GET", "x"); v != "1" {
 		t.Fatalf("x = %v", v)
 	}
 	s.Close()
-	s2 := startServer(t, aofConfig(dir, "always"))
-	if got := dataset(t, dialServer(t, s2)); !strings.Contains(got, `"x"=1`) || !strings.Contains(got, `"z"=1`) || strings.Contains(got, `"y"`) {
+	s2 := startAOFServer(t, aofTestConfig(dir, "always"))
+	if got := aofDataset(t, dialAOF(t, s2)); !strings.Contains(got, `"x"=1`) || !strings.Contains(got, `"z"=1`) || strings.Contains(got, `"y"`) {
 		t.Fatalf("after restart:\n%s", got)
 	}
 }
@@ -158,10 +158,10 @@ func TestAlwaysWriteErrorIsNotAcknowledged(t *testing.T) {
 // to the write that failed, then refuses writes (and PING, and EXEC of a
 // transaction with writes) with MISCONF until a write succeeds again.
 func TestEverySecWriteErrorRefusesWrites(t *testing.T) {
-	current := installFaults(t)
-	s := startServer(t, aofConfig(t.TempDir(), "everysec"))
-	tc := dialServer(t, s)
-	current().set(func(f *faultFile) { f.writeErr = syscall.EIO })
+	current := aofInstallFaults(t)
+	s := startAOFServer(t, aofTestConfig(t.TempDir(), "everysec"))
+	tc := dialAOF(t, s)
+	current().set(func(f *aofFaultFile) { f.writeErr = syscall.EIO })
 	if r := tc.must("SET", "a", "1"); r != "OK" {
 		t.Fatalf("SET %v", r)
 	}
@@ -174,7 +174,7 @@ func TestEverySecWriteErrorRefusesWrites(t *testing.T) {
 	if v := tc.must("GET", "a"); v != "1" {
 		t.Fatalf("reads must work: %v", v)
 	}
-	if v := infoField(t, tc, "aof_last_write_status"); v != "err" {
+	if v := aofInfoField(t, tc, "aof_last_write_status"); v != "err" {
 		t.Fatalf("aof_last_write_status %q", v)
 	}
 	tc.must("MULTI")
@@ -184,8 +184,8 @@ func TestEverySecWriteErrorRefusesWrites(t *testing.T) {
 	if err, ok := tc.do("EXEC").(error); !ok || !strings.HasPrefix(err.Error(), "EXECABORT") {
 		t.Fatalf("EXEC: %v", err)
 	}
-	current().set(func(f *faultFile) { f.writeErr = nil })
-	waitFor(t, 5*time.Second, "recovery", func() bool { return infoField(t, tc, "aof_last_write_status") == "ok" })
+	current().set(func(f *aofFaultFile) { f.writeErr = nil })
+	aofWaitFor(t, 5*time.Second, "recovery", func() bool { return aofInfoField(t, tc, "aof_last_write_status") == "ok" })
 	tc.must("SET", "b", "1")
 }
 
@@ -193,43 +193,43 @@ func TestEverySecWriteErrorRefusesWrites(t *testing.T) {
 // always nothing more is acknowledged (the kernel may have dropped the
 // pages); turning the AOF off and on again writes a fresh base.
 func TestAlwaysFsyncErrorIsFatalUntilReopened(t *testing.T) {
-	current := installFaults(t)
+	current := aofInstallFaults(t)
 	dir := t.TempDir()
-	s := startServer(t, aofConfig(dir, "always"))
-	tc := dialServer(t, s)
-	current().set(func(f *faultFile) { f.syncErr = syscall.EIO })
+	s := startAOFServer(t, aofTestConfig(dir, "always"))
+	tc := dialAOF(t, s)
+	current().set(func(f *aofFaultFile) { f.syncErr = syscall.EIO })
 	if err, ok := tc.do("SET", "a", "1").(error); !ok || !strings.HasPrefix(err.Error(), "MISCONF") {
 		t.Fatalf("SET with a failing fsync: %v", err)
 	}
-	current().set(func(f *faultFile) { f.syncErr = nil })
-	tc2 := dialServer(t, s)
+	current().set(func(f *aofFaultFile) { f.syncErr = nil })
+	tc2 := dialAOF(t, s)
 	if err, ok := tc2.do("SET", "b", "1").(error); !ok || err.Error() != "MISCONF Errors writing to the AOF file: Input/output error" {
 		t.Fatalf("after the fsync error cleared: %v", err)
 	}
-	dialServer(t, s).do("CONFIG", "SET", "appendonly", "no")
-	tc3 := dialServer(t, s)
+	dialAOF(t, s).do("CONFIG", "SET", "appendonly", "no")
+	tc3 := dialAOF(t, s)
 	tc3.must("CONFIG", "SET", "appendonly", "yes")
-	waitRewriteDone(t, tc3)
+	aofWaitRewriteDone(t, tc3)
 	tc3.must("SET", "c", "1")
-	if v := infoField(t, tc3, "aof_last_write_status"); v != "ok" {
+	if v := aofInfoField(t, tc3, "aof_last_write_status"); v != "ok" {
 		t.Fatalf("aof_last_write_status %q", v)
 	}
 	s.Close()
-	s2 := startServer(t, aofConfig(dir, "always"))
-	got := dataset(t, dialServer(t, s2))
+	s2 := startAOFServer(t, aofTestConfig(dir, "always"))
+	got := aofDataset(t, dialAOF(t, s2))
 	if !strings.Contains(got, `"a"=1`) || !strings.Contains(got, `"c"=1`) {
 		t.Fatalf("after restart:\n%s", got)
 	}
 }
 
 func TestInfoPersistenceAOFFields(t *testing.T) {
-	cfg := aofConfig(t.TempDir(), "everysec")
+	cfg := aofTestConfig(t.TempDir(), "everysec")
 	cfg.AppendOnly = false
-	s := startServer(t, cfg)
-	tc := dialServer(t, s)
+	s := startAOFServer(t, cfg)
+	tc := dialAOF(t, s)
 	off := tc.must("INFO", "persistence").(string)
 	tc.must("CONFIG", "SET", "appendonly", "yes")
-	waitRewriteDone(t, tc)
+	aofWaitRewriteDone(t, tc)
 	on := tc.must("INFO", "persistence").(string)
 	names := func(info string) string {
 		var out []string
@@ -257,11 +257,11 @@ func TestInfoPersistenceAOFFields(t *testing.T) {
 func TestShutdownAndCloseFsync(t *testing.T) {
 	for _, how := range []string{"SHUTDOWN", "SHUTDOWN NOSAVE", "SHUTDOWN SAVE", "Close"} {
 		t.Run(how, func(t *testing.T) {
-			current := installFaults(t)
+			current := aofInstallFaults(t)
 			dir := t.TempDir()
-			cfg := aofConfig(dir, "no")
-			s := startServer(t, cfg)
-			tc := dialServer(t, s)
+			cfg := aofTestConfig(dir, "no")
+			s := startAOFServer(t, cfg)
+			tc := dialAOF(t, s)
 			tc.must("SET", "k", "v")
 			if n := current().syncs(); n != 0 {
 				t.Fatalf("%d fsyncs before the shutdown under appendfsync no", n)
@@ -280,14 +280,14 @@ func TestShutdownAndCloseFsync(t *testing.T) {
 			if n := current().syncs(); n == 0 {
 				t.Fatal("no fsync at shutdown")
 			}
-			if got := incrText(t, dir); got != "SELECT 0\nSET k v" {
+			if got := aofIncrText(t, dir); got != "SELECT 0\nSET k v" {
 				t.Fatalf("log %q", got)
 			}
 		})
 	}
 }
 
-func (f *faultFile) syncs() int {
+func (f *aofFaultFile) syncs() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.syncCalls

@@ -19,10 +19,10 @@ import (
 )
 
 // Test helpers of the AOF tests: servers on a directory, a small RESP
-// client, a dump of a dataset to compare, and redis-server processes.
+// client, a dump of a aofDataset to compare, and redis-server processes.
 
-// aofConfig returns a configuration with the AOF on in dir.
-func aofConfig(dir string, fsync string) Config {
+// aofTestConfig returns a configuration with the AOF on in dir.
+func aofTestConfig(dir string, fsync string) Config {
 	cfg := DefaultConfig()
 	cfg.Port = 0
 	cfg.Dir = dir
@@ -32,9 +32,9 @@ func aofConfig(dir string, fsync string) Config {
 	return cfg
 }
 
-// startServer starts an in-process server for cfg; it is closed when the
+// startAOFServer starts an in-process server for cfg; it is closed when the
 // test ends.
-func startServer(t *testing.T, cfg Config) *Server {
+func startAOFServer(t *testing.T, cfg Config) *Server {
 	t.Helper()
 	s, err := Start(cfg)
 	if err != nil {
@@ -44,38 +44,38 @@ func startServer(t *testing.T, cfg Config) *Server {
 	return s
 }
 
-// testConn is a minimal RESP2 client.
-type testConn struct {
+// aofConn is a minimal RESP2 client.
+type aofConn struct {
 	t  testing.TB
 	c  net.Conn
 	br *bufio.Reader
 }
 
-func dialAddr(t testing.TB, addr string) *testConn {
+func dialAOFAddr(t testing.TB, addr string) *aofConn {
 	t.Helper()
 	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
 	if err != nil {
 		t.Fatalf("dial %s: %v", addr, err)
 	}
-	tc := &testConn{t: t, c: c, br: bufio.NewReader(c)}
+	tc := &aofConn{t: t, c: c, br: bufio.NewReader(c)}
 	t.Cleanup(func() { c.Close() })
 	return tc
 }
 
-func dialServer(t testing.TB, s *Server) *testConn { return dialAddr(t, s.Addr().String()) }
+func dialAOF(t testing.TB, s *Server) *aofConn { return dialAOFAddr(t, s.Addr().String()) }
 
 // do sends a command and returns the reply: string (status, bulk; "<nil>"
 // for null), int64, error, or []any.
-func (tc *testConn) do(args ...string) any {
+func (tc *aofConn) do(args ...string) any {
 	tc.c.SetDeadline(time.Now().Add(30 * time.Second))
 	if _, err := tc.c.Write(aof.AppendCommandStrings(nil, args...)); err != nil {
 		return err
 	}
-	return readReply(tc.br)
+	return aofReadReply(tc.br)
 }
 
 // must is do, failing the test on an error reply.
-func (tc *testConn) must(args ...string) any {
+func (tc *aofConn) must(args ...string) any {
 	tc.t.Helper()
 	r := tc.do(args...)
 	if err, ok := r.(error); ok {
@@ -84,7 +84,7 @@ func (tc *testConn) must(args ...string) any {
 	return r
 }
 
-func readReply(br *bufio.Reader) any {
+func aofReadReply(br *bufio.Reader) any {
 	line, err := br.ReadString('\n')
 	if err != nil {
 		return err
@@ -118,17 +118,17 @@ func readReply(br *bufio.Reader) any {
 		}
 		out := make([]any, n)
 		for i := range out {
-			out[i] = readReply(br)
+			out[i] = aofReadReply(br)
 		}
 		return out
 	}
 	return fmt.Errorf("bad reply %q", line)
 }
 
-// dataset dumps every string key of databases 0..15 as "db:key=value
+// aofDataset dumps every string key of databases 0..15 as "db:key=value
 // ttl-class" lines, sorted: the TTL is reported as "ttl" (has one) or
 // "none", plus the deadline in seconds to compare across servers.
-func dataset(t testing.TB, tc *testConn) string {
+func aofDataset(t testing.TB, tc *aofConn) string {
 	t.Helper()
 	var lines []string
 	for db := 0; db < 16; db++ {
@@ -136,7 +136,7 @@ func dataset(t testing.TB, tc *testConn) string {
 		keys, _ := tc.must("KEYS", "*").([]any)
 		for _, k := range keys {
 			key := k.(string)
-			v := keyValue(tc, key)
+			v := aofKeyValue(tc, key)
 			at := tc.must("PEXPIRETIME", key).(int64)
 			ttl := "none"
 			if at >= 0 {
@@ -150,9 +150,9 @@ func dataset(t testing.TB, tc *testConn) string {
 	return strings.Join(lines, "\n")
 }
 
-// keyValue renders the value of key whatever its type, with members of
+// aofKeyValue renders the value of key whatever its type, with members of
 // unordered types sorted.
-func keyValue(tc *testConn, key string) string {
+func aofKeyValue(tc *aofConn, key string) string {
 	flat := func(r any) []string {
 		var out []string
 		for _, x := range r.([]any) {
@@ -184,9 +184,9 @@ func keyValue(tc *testConn, key string) string {
 	}
 }
 
-// aofFiles returns the manifest text and the names of the files of the AOF
+// aofDirFiles returns the manifest text and the names of the files of the AOF
 // directory in dir.
-func aofFiles(t testing.TB, dir string) (string, []string) {
+func aofDirFiles(t testing.TB, dir string) (string, []string) {
 	t.Helper()
 	m, _ := os.ReadFile(filepath.Join(dir, "appendonlydir", "appendonly.aof.manifest"))
 	ents, _ := os.ReadDir(filepath.Join(dir, "appendonlydir"))
@@ -197,19 +197,19 @@ func aofFiles(t testing.TB, dir string) (string, []string) {
 	return string(m), names
 }
 
-// incrText returns the commands of the last incremental file, one per
+// aofIncrText returns the commands of the last incremental file, one per
 // line, arguments separated by spaces, absolute times replaced by <T>.
-func incrText(t testing.TB, dir string) string {
+func aofIncrText(t testing.TB, dir string) string {
 	t.Helper()
 	m, err := aof.LoadManifest(filepath.Join(dir, "appendonlydir"), "appendonly.aof")
 	if err != nil || m == nil || len(m.Incr) == 0 {
 		t.Fatalf("manifest: %v %v", m, err)
 	}
-	return fileCommands(t, filepath.Join(dir, "appendonlydir", m.Incr[len(m.Incr)-1].Name))
+	return aofFileCommands(t, filepath.Join(dir, "appendonlydir", m.Incr[len(m.Incr)-1].Name))
 }
 
-// fileCommands renders the commands of an AOF file as incrText does.
-func fileCommands(t testing.TB, path string) string {
+// aofFileCommands renders the commands of an AOF file as aofIncrText does.
+func aofFileCommands(t testing.TB, path string) string {
 	t.Helper()
 	var lines []string
 	_, err := aof.ScanFile(path, func(args [][]byte, start, end int64) error {
@@ -232,8 +232,8 @@ func fileCommands(t testing.TB, path string) string {
 	return strings.Join(lines, "\n")
 }
 
-// waitFor polls cond every 10ms for up to d.
-func waitFor(t testing.TB, d time.Duration, what string, cond func() bool) {
+// aofWaitFor polls cond every 10ms for up to d.
+func aofWaitFor(t testing.TB, d time.Duration, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(d)
 	for !cond() {
@@ -244,8 +244,8 @@ func waitFor(t testing.TB, d time.Duration, what string, cond func() bool) {
 	}
 }
 
-// infoField returns one field of INFO persistence.
-func infoField(t testing.TB, tc *testConn, name string) string {
+// aofInfoField returns one field of INFO persistence.
+func aofInfoField(t testing.TB, tc *aofConn, name string) string {
 	t.Helper()
 	info := tc.must("INFO", "persistence").(string)
 	for _, line := range strings.Split(info, "\r\n") {
@@ -256,9 +256,9 @@ func infoField(t testing.TB, tc *testConn, name string) string {
 	return ""
 }
 
-// needRedis returns the path of redis-server, or skips the test when it is
+// aofNeedRedis returns the path of redis-server, or skips the test when it is
 // missing and the CI environment variable is unset.
-func needRedis(t testing.TB) string {
+func aofNeedRedis(t testing.TB) string {
 	t.Helper()
 	p, err := exec.LookPath("redis-server")
 	if err != nil {
@@ -270,19 +270,19 @@ func needRedis(t testing.TB) string {
 	return p
 }
 
-// redisProc is a redis-server process started by a test.
-type redisProc struct {
+// aofRedisProc is a redis-server process started by a test.
+type aofRedisProc struct {
 	cmd  *exec.Cmd
 	addr string
 	done chan struct{}
 }
 
-// startRedis starts redis-server in dir with the AOF settings of args and
+// startAOFRedis starts redis-server in dir with the AOF settings of args and
 // waits for it to accept commands; it is stopped when the test ends.
-func startRedis(t testing.TB, dir string, args ...string) *redisProc {
+func startAOFRedis(t testing.TB, dir string, args ...string) *aofRedisProc {
 	t.Helper()
-	bin := needRedis(t)
-	port := freePort(t)
+	bin := aofNeedRedis(t)
+	port := aofFreePort(t)
 	all := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "",
 		"--dir", dir, "--daemonize", "no", "--enable-debug-command", "yes",
 		"--logfile", filepath.Join(dir, "redis.log")}, args...)
@@ -290,7 +290,7 @@ func startRedis(t testing.TB, dir string, args ...string) *redisProc {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	r := &redisProc{cmd: cmd, addr: fmt.Sprintf("127.0.0.1:%d", port), done: make(chan struct{})}
+	r := &aofRedisProc{cmd: cmd, addr: fmt.Sprintf("127.0.0.1:%d", port), done: make(chan struct{})}
 	go func() { cmd.Wait(); close(r.done) }()
 	t.Cleanup(func() { r.stop("NOSAVE") })
 	deadline := time.Now().Add(20 * time.Second)
@@ -298,7 +298,7 @@ func startRedis(t testing.TB, dir string, args ...string) *redisProc {
 		if c, err := net.Dial("tcp", r.addr); err == nil {
 			c.Write(aof.AppendCommandStrings(nil, "PING"))
 			c.SetReadDeadline(time.Now().Add(time.Second))
-			rep := readReply(bufio.NewReader(c))
+			rep := aofReadReply(bufio.NewReader(c))
 			c.Close()
 			if rep == "PONG" { // not -LOADING
 				return r
@@ -318,7 +318,7 @@ func startRedis(t testing.TB, dir string, args ...string) *redisProc {
 }
 
 // stop sends SHUTDOWN with mode and waits for the process.
-func (r *redisProc) stop(mode string) {
+func (r *aofRedisProc) stop(mode string) {
 	select {
 	case <-r.done:
 		return
@@ -338,7 +338,7 @@ func (r *redisProc) stop(mode string) {
 	}
 }
 
-func freePort(t testing.TB) int {
+func aofFreePort(t testing.TB) int {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

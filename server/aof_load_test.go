@@ -11,8 +11,8 @@ import (
 	"github.com/miniwatchd/miniwatchd/aof"
 )
 
-// fillData writes a mix of keys over several databases.
-func fillData(tc *testConn) {
+// aofFillData writes a mix of keys over several databases.
+func aofFillData(tc *aofConn) {
 	tc.must("SET", "plain", "v")
 	tc.must("SET", "bin", "a\x00b\r\n")
 	tc.must("SET", "ttl", "v", "EX", "1000")
@@ -36,21 +36,21 @@ func TestAOFReloadRoundTrip(t *testing.T) {
 	for _, fsync := range []string{"always", "everysec", "no"} {
 		t.Run(fsync, func(t *testing.T) {
 			dir := t.TempDir()
-			s := startServer(t, aofConfig(dir, fsync))
-			tc := dialServer(t, s)
-			fillData(tc)
-			want := dataset(t, tc)
+			s := startAOFServer(t, aofTestConfig(dir, fsync))
+			tc := dialAOF(t, s)
+			aofFillData(tc)
+			want := aofDataset(t, tc)
 			s.Close()
-			s2 := startServer(t, aofConfig(dir, fsync))
-			if got := dataset(t, dialServer(t, s2)); got != want {
+			s2 := startAOFServer(t, aofTestConfig(dir, fsync))
+			if got := aofDataset(t, dialAOF(t, s2)); got != want {
 				t.Fatalf("after reload:\n%s\nwant:\n%s", got, want)
 			}
 		})
 	}
 }
 
-// lastIncrPath returns the path of the last incremental file of dir.
-func lastIncrPath(t *testing.T, dir string) string {
+// aofLastIncr returns the path of the last incremental file of dir.
+func aofLastIncr(t *testing.T, dir string) string {
 	t.Helper()
 	m, err := aof.LoadManifest(filepath.Join(dir, "appendonlydir"), "appendonly.aof")
 	if err != nil || m == nil {
@@ -59,8 +59,8 @@ func lastIncrPath(t *testing.T, dir string) string {
 	return filepath.Join(dir, "appendonlydir", m.Incr[len(m.Incr)-1].Name)
 }
 
-// copyDir copies the AOF directory of src into a new temporary directory.
-func copyDir(t *testing.T, src string) string {
+// aofCopyDir copies the AOF directory of src into a new temporary directory.
+func aofCopyDir(t *testing.T, src string) string {
 	t.Helper()
 	dst := t.TempDir()
 	os.MkdirAll(filepath.Join(dst, "appendonlydir"), 0o755)
@@ -82,10 +82,10 @@ func copyDir(t *testing.T, src string) string {
 // offset.
 func TestAOFTruncatedTail(t *testing.T) {
 	dir := t.TempDir()
-	s := startServer(t, aofConfig(dir, "always"))
-	tc := dialServer(t, s)
+	s := startAOFServer(t, aofTestConfig(dir, "always"))
+	tc := dialAOF(t, s)
 	tc.must("SET", "first", "1")
-	path := lastIncrPath(t, dir)
+	path := aofLastIncr(t, dir)
 	st, _ := os.Stat(path)
 	setStart := st.Size()
 	tc.must("SET", "second", "2")
@@ -102,26 +102,26 @@ func TestAOFTruncatedTail(t *testing.T) {
 		if cut == multiStart {
 			continue // a clean cut between two commands
 		}
-		d := copyDir(t, dir)
-		p := lastIncrPath(t, d)
+		d := aofCopyDir(t, dir)
+		p := aofLastIncr(t, d)
 		os.Truncate(p, cut)
 		wantKeys, validUpTo := "first", setStart
 		if cut >= multiStart {
 			wantKeys, validUpTo = "first second", multiStart
 		}
-		cfg := aofConfig(d, "always")
+		cfg := aofTestConfig(d, "always")
 		cfg.AOFLoadTruncated = false
 		if _, err := New(cfg); err == nil || !strings.Contains(err.Error(), "byte offset "+strconv.FormatInt(validUpTo, 10)) {
 			t.Fatalf("cut %d with aof-load-truncated no: %v", cut, err)
 		}
-		s := startServer(t, aofConfig(d, "always"))
-		tc := dialServer(t, s)
+		s := startAOFServer(t, aofTestConfig(d, "always"))
+		tc := dialAOF(t, s)
 		keys := tc.must("KEYS", "*").([]any)
 		var names []string
 		for _, k := range keys {
 			names = append(names, k.(string))
 		}
-		if got := strings.Join(sortStrings(names), " "); got != wantKeys {
+		if got := strings.Join(aofSorted(names), " "); got != wantKeys {
 			t.Fatalf("cut %d: keys %q, want %q", cut, got, wantKeys)
 		}
 		s.Close()
@@ -131,7 +131,7 @@ func TestAOFTruncatedTail(t *testing.T) {
 	}
 }
 
-func sortStrings(s []string) []string {
+func aofSorted(s []string) []string {
 	for i := 1; i < len(s); i++ {
 		for j := i; j > 0 && s[j] < s[j-1]; j-- {
 			s[j], s[j-1] = s[j-1], s[j]
@@ -145,12 +145,12 @@ func sortStrings(s []string) []string {
 // start with a message naming the file and the byte offset.
 func TestAOFRefusesCorruptFiles(t *testing.T) {
 	dir := t.TempDir()
-	s := startServer(t, aofConfig(dir, "everysec"))
-	tc := dialServer(t, s)
+	s := startAOFServer(t, aofTestConfig(dir, "everysec"))
+	tc := dialAOF(t, s)
 	tc.must("SET", "k1", "v1")
 	tc.must("SET", "k2", "v2")
 	s.Close()
-	full, _ := os.ReadFile(lastIncrPath(t, dir))
+	full, _ := os.ReadFile(aofLastIncr(t, dir))
 	second := strings.Index(string(full), "*3\r\n$3\r\nSET\r\n$2\r\nk2")
 
 	tests := []struct {
@@ -168,30 +168,30 @@ func TestAOFRefusesCorruptFiles(t *testing.T) {
 		}, "wrong number of arguments for 'get' at byte offset " + strconv.Itoa(len(full))},
 	}
 	for _, tt := range tests {
-		d := copyDir(t, dir)
-		p := lastIncrPath(t, d)
+		d := aofCopyDir(t, dir)
+		p := aofLastIncr(t, d)
 		os.WriteFile(p, tt.edit(append([]byte(nil), full...)), 0o644)
-		_, err := New(aofConfig(d, "everysec"))
+		_, err := New(aofTestConfig(d, "everysec"))
 		if err == nil || !strings.Contains(err.Error(), tt.expect) {
 			t.Errorf("%s: got %v, want %q", tt.name, err, tt.expect)
 		}
 	}
 
 	// A truncated file followed by another one.
-	d := copyDir(t, dir)
+	d := aofCopyDir(t, dir)
 	m, _ := aof.LoadManifest(filepath.Join(d, "appendonlydir"), "appendonly.aof")
-	os.Truncate(lastIncrPath(t, d), int64(len(full)-3))
+	os.Truncate(aofLastIncr(t, d), int64(len(full)-3))
 	m.NewIncr("appendonly.aof")
 	os.WriteFile(filepath.Join(d, "appendonlydir", "appendonly.aof.2.incr.aof"), nil, 0o644)
 	aof.WriteManifest(filepath.Join(d, "appendonlydir"), "appendonly.aof", m)
-	if _, err := New(aofConfig(d, "everysec")); err == nil || !strings.Contains(err.Error(), "the truncated file is not the last file") {
+	if _, err := New(aofTestConfig(d, "everysec")); err == nil || !strings.Contains(err.Error(), "the truncated file is not the last file") {
 		t.Errorf("truncated middle file: %v", err)
 	}
 
 	// A manifest naming a missing file.
-	d = copyDir(t, dir)
-	os.Remove(lastIncrPath(t, d))
-	if _, err := New(aofConfig(d, "everysec")); err == nil || !strings.Contains(err.Error(), "Unable to obtain the AOF file appendonly.aof.1.incr.aof length") {
+	d = aofCopyDir(t, dir)
+	os.Remove(aofLastIncr(t, d))
+	if _, err := New(aofTestConfig(d, "everysec")); err == nil || !strings.Contains(err.Error(), "Unable to obtain the AOF file appendonly.aof.1.incr.aof length") {
 		t.Errorf("missing file: %v", err)
 	}
 }
@@ -201,15 +201,15 @@ func TestAOFRefusesCorruptFiles(t *testing.T) {
 // commands on it replay as they ran), then expired and its DEL logged.
 func TestAOFKeysExpiredWhileDown(t *testing.T) {
 	dir := t.TempDir()
-	s := startServer(t, aofConfig(dir, "always"))
-	tc := dialServer(t, s)
+	s := startAOFServer(t, aofTestConfig(dir, "always"))
+	tc := dialAOF(t, s)
 	tc.must("SET", "short", "v", "PX", "200")
 	tc.must("APPEND", "short", "+more")
 	tc.must("SET", "long", "v", "EX", "1000")
 	s.Close()
 	time.Sleep(300 * time.Millisecond)
-	s2 := startServer(t, aofConfig(dir, "always"))
-	tc = dialServer(t, s2)
+	s2 := startAOFServer(t, aofTestConfig(dir, "always"))
+	tc = dialAOF(t, s2)
 	if v := tc.must("GET", "short"); v != "<nil>" {
 		t.Fatalf("short = %v, want expired", v)
 	}
@@ -217,7 +217,7 @@ func TestAOFKeysExpiredWhileDown(t *testing.T) {
 		t.Fatalf("long = %v", v)
 	}
 	s2.Close()
-	if got := incrText(t, dir); !strings.HasSuffix(got, "\nSELECT 0\nDEL short") {
+	if got := aofIncrText(t, dir); !strings.HasSuffix(got, "\nSELECT 0\nDEL short") {
 		t.Fatalf("expiry after load not logged:\n%s", got)
 	}
 }
@@ -229,12 +229,12 @@ func TestAOFUpgradesOldStyleFile(t *testing.T) {
 	old := aof.AppendCommandStrings(nil, "SELECT", "0")
 	old = aof.AppendCommandStrings(old, "SET", "legacy", "yes")
 	os.WriteFile(filepath.Join(dir, "appendonly.aof"), old, 0o644)
-	s := startServer(t, aofConfig(dir, "everysec"))
-	tc := dialServer(t, s)
+	s := startAOFServer(t, aofTestConfig(dir, "everysec"))
+	tc := dialAOF(t, s)
 	if v := tc.must("GET", "legacy"); v != "yes" {
 		t.Fatalf("legacy = %v", v)
 	}
-	manifest, files := aofFiles(t, dir)
+	manifest, files := aofDirFiles(t, dir)
 	if !strings.HasPrefix(manifest, "file appendonly.aof seq 1 type b\n") {
 		t.Fatalf("manifest %q files %v", manifest, files)
 	}
@@ -247,18 +247,18 @@ func TestAOFUpgradesOldStyleFile(t *testing.T) {
 // are removed at start-up; the files the manifest names are kept.
 func TestAOFRemovesStaleTempFiles(t *testing.T) {
 	dir := t.TempDir()
-	s := startServer(t, aofConfig(dir, "everysec"))
-	dialServer(t, s).must("SET", "k", "v")
+	s := startAOFServer(t, aofTestConfig(dir, "everysec"))
+	dialAOF(t, s).must("SET", "k", "v")
 	s.Close()
 	ad := filepath.Join(dir, "appendonlydir")
 	for _, n := range []string{"temp-rewriteaof-bg-12345.aof", "temp-rewriteaof-99.aof", "temp-appendonly.aof.incr"} {
 		os.WriteFile(filepath.Join(ad, n), []byte("junk"), 0o644)
 	}
-	s2 := startServer(t, aofConfig(dir, "everysec"))
-	if v := dialServer(t, s2).must("GET", "k"); v != "v" {
+	s2 := startAOFServer(t, aofTestConfig(dir, "everysec"))
+	if v := dialAOF(t, s2).must("GET", "k"); v != "v" {
 		t.Fatalf("k = %v", v)
 	}
-	_, files := aofFiles(t, dir)
+	_, files := aofDirFiles(t, dir)
 	if strings.Join(files, " ") != "appendonly.aof.1.base.aof appendonly.aof.1.incr.aof appendonly.aof.manifest" {
 		t.Fatalf("files %v", files)
 	}

@@ -7,11 +7,11 @@ import (
 	"time"
 )
 
-// propagationScript is run against redis-server 7.0.15 and miniwatchd,
+// aofPropagationScript is run against redis-server 7.0.15 and miniwatchd,
 // both with appendonly yes; their incremental files must hold the same
 // commands (absolute times aside). A step "sleep" waits 30ms so that keys
 // set with PX 1 are past their deadline (active expiry is off on both).
-func propagationScript() [][]string {
+func aofPropagationScript() [][]string {
 	future := strconv.FormatInt(time.Now().Unix()+100000, 10)
 	s := func(line string) []string { return strings.Fields(line) }
 	return [][]string{
@@ -57,16 +57,26 @@ func propagationScript() [][]string {
 		s("ZUNIONSTORE z4 2 z2 z3"), s("ZINTERSTORE z5 1 nosuch"), s("ZMPOP 1 z4 MIN"), s("ZMPOP 2 nosuch z4 MAX COUNT 5"),
 		s("SINTERCARD 1 si"), s("ZRANDMEMBER z2"), s("HRANDFIELD h"), s("SRANDMEMBER si"),
 		s("DEL h z2 si"),
+		// Lists, and blocking commands that find data at once.
+		s("RPUSH l a b c d e"), s("LPUSH l z"), s("LPOP l"), s("RPOP l 2"), s("LPOP nosuch"), s("RPOP l 0"),
+		s("LINSERT l BEFORE b x"), s("LINSERT l BEFORE nosuch x"), s("LSET l 0 y"), s("LREM l 1 x"), s("LREM l 1 nosuch"),
+		s("LTRIM l 0 1"), s("LMOVE l l2 LEFT RIGHT"), s("RPOPLPUSH l l2"), s("LPUSHX nosuch a"), s("RPUSHX l2 q"),
+		s("LMPOP 1 l2 LEFT COUNT 2"), s("LMPOP 2 nosuch l2 RIGHT"),
+		s("RPUSH b1 a b c"), s("BLPOP b1 0"), s("BRPOP nosuch b1 0"), s("BLPOP b1 0"),
+		s("RPUSH l3 1 2 3 4 5"), s("BLMOVE l3 l4 RIGHT LEFT 0"), s("BRPOPLPUSH l3 l4 0"), s("BLMPOP 0 1 l3 RIGHT COUNT 2"),
+		s("BLMPOP 0 1 l3 LEFT"), s("ZADD bz 1 a 2 b 3 c 4 d"), s("BZPOPMIN bz 0"), s("BZPOPMAX nosuch bz 0"),
+		s("BZMPOP 0 1 bz MIN COUNT 5"), s("MULTI"), s("BLPOP nosuch 0"), s("RPUSH lt x"), s("BLPOP lt 0"), s("EXEC"),
+		s("LINDEX l4 0"), s("LPOS l4 4"), s("LLEN l4"),
 	}
 }
 
 // TestPropagationMatchesRedis compares what miniwatchd logs with what
 // redis-server 7.0.15 logs for the same commands.
 func TestPropagationMatchesRedis(t *testing.T) {
-	needRedis(t)
-	run := func(tc *testConn) {
+	aofNeedRedis(t)
+	run := func(tc *aofConn) {
 		tc.must("DEBUG", "SET-ACTIVE-EXPIRE", "0")
-		for _, cmd := range propagationScript() {
+		for _, cmd := range aofPropagationScript() {
 			if cmd[0] == "sleep" {
 				time.Sleep(30 * time.Millisecond)
 				continue
@@ -75,16 +85,16 @@ func TestPropagationMatchesRedis(t *testing.T) {
 		}
 	}
 	rdir := t.TempDir()
-	r := startRedis(t, rdir, "--appendonly", "yes", "--appendfsync", "always")
-	run(dialAddr(t, r.addr))
+	r := startAOFRedis(t, rdir, "--appendonly", "yes", "--appendfsync", "always")
+	run(dialAOFAddr(t, r.addr))
 	r.stop("NOSAVE")
-	want := incrText(t, rdir)
+	want := aofIncrText(t, rdir)
 
 	mdir := t.TempDir()
-	s := startServer(t, aofConfig(mdir, "always"))
-	run(dialServer(t, s))
+	s := startAOFServer(t, aofTestConfig(mdir, "always"))
+	run(dialAOF(t, s))
 	s.Close()
-	got := incrText(t, mdir)
+	got := aofIncrText(t, mdir)
 	if got != want {
 		gl, wl := strings.Split(got, "\n"), strings.Split(want, "\n")
 		for i := 0; i < max(len(gl), len(wl)); i++ {
@@ -107,8 +117,8 @@ func TestPropagationMatchesRedis(t *testing.T) {
 // database with itself into its log, we do not).
 func TestPropagationNoOps(t *testing.T) {
 	dir := t.TempDir()
-	s := startServer(t, aofConfig(dir, "everysec"))
-	tc := dialServer(t, s)
+	s := startAOFServer(t, aofTestConfig(dir, "everysec"))
+	tc := dialAOF(t, s)
 	for _, cmd := range [][]string{
 		{"FLUSHDB"}, {"FLUSHALL"}, {"SWAPDB", "0", "0"}, {"DEL", "x"}, {"SET", "x", "1", "XX"},
 		{"EXPIRE", "x", "10"}, {"PERSIST", "x"}, {"GET", "x"}, {"SETRANGE", "x", "0", ""},
@@ -117,7 +127,7 @@ func TestPropagationNoOps(t *testing.T) {
 		tc.do(cmd...)
 	}
 	s.Close()
-	if got := incrText(t, dir); got != "SELECT 0\nSET y 1" {
+	if got := aofIncrText(t, dir); got != "SELECT 0\nSET y 1" {
 		t.Fatalf("logged %q", got)
 	}
 }
@@ -127,14 +137,14 @@ func TestPropagationNoOps(t *testing.T) {
 // options, in their own database.
 func TestPropagationExpiryAndEviction(t *testing.T) {
 	dir := t.TempDir()
-	s := startServer(t, aofConfig(dir, "always"))
-	tc := dialServer(t, s)
+	s := startAOFServer(t, aofTestConfig(dir, "always"))
+	tc := dialAOF(t, s)
 	tc.must("SELECT", "4")
 	tc.must("SET", "gone", "v", "PX", "1")
-	waitFor(t, 5*time.Second, "active expiry", func() bool { return tc.must("DBSIZE").(int64) == 0 })
+	aofWaitFor(t, 5*time.Second, "active expiry", func() bool { return tc.must("DBSIZE").(int64) == 0 })
 	tc.must("CONFIG", "SET", "lazyfree-lazy-expire", "yes")
 	tc.must("SET", "gone2", "v", "PX", "1")
-	waitFor(t, 5*time.Second, "active expiry", func() bool { return tc.must("DBSIZE").(int64) == 0 })
+	aofWaitFor(t, 5*time.Second, "active expiry", func() bool { return tc.must("DBSIZE").(int64) == 0 })
 	tc.must("SELECT", "0")
 	for i := 0; i < 50; i++ {
 		tc.must("SET", "k"+strconv.Itoa(i), strings.Repeat("v", 1000))
@@ -144,7 +154,7 @@ func TestPropagationExpiryAndEviction(t *testing.T) {
 	tc.do("SET", "trigger", "1")
 	tc.must("CONFIG", "SET", "maxmemory", "0")
 	s.Close()
-	got := incrText(t, dir)
+	got := aofIncrText(t, dir)
 	if !strings.Contains(got, "SELECT 4\nSET gone v PXAT <T>\nDEL gone\nSET gone2 v PXAT <T>\nUNLINK gone2\nSELECT 0\n") {
 		t.Fatalf("expiry not logged as expected:\n%s", got)
 	}
@@ -159,8 +169,8 @@ func TestPropagationExpiryAndEviction(t *testing.T) {
 // DEL.
 func TestPropagationSPopCount(t *testing.T) {
 	dir := t.TempDir()
-	s := startServer(t, aofConfig(dir, "always"))
-	tc := dialServer(t, s)
+	s := startAOFServer(t, aofTestConfig(dir, "always"))
+	tc := dialAOF(t, s)
 	args := []string{"SADD", "s"}
 	for i := 0; i < 3000; i++ {
 		args = append(args, "m"+strconv.Itoa(i))
@@ -170,7 +180,7 @@ func TestPropagationSPopCount(t *testing.T) {
 	small := tc.must("SPOP", "s", "3").([]any)
 	tc.must("SPOP", "s", "5000")
 	s.Close()
-	lines := strings.Split(incrText(t, dir), "\n")
+	lines := strings.Split(aofIncrText(t, dir), "\n")
 	// SELECT, SADD, MULTI, SREM x2, EXEC, SREM, DEL
 	if len(lines) != 8 || lines[2] != "MULTI" || lines[5] != "EXEC" || lines[7] != "DEL s" {
 		t.Fatalf("log shape: %d lines %q", len(lines), lines[2:3])
@@ -182,7 +192,7 @@ func TestPropagationSPopCount(t *testing.T) {
 	}
 	got := append([]string(nil), logged[2:1026]...)
 	got = append(got, logged[1028:]...)
-	if len(got) != 2000 || strings.Join(sortStrings(got), ",") != strings.Join(sortStrings(want), ",") {
+	if len(got) != 2000 || strings.Join(aofSorted(got), ",") != strings.Join(aofSorted(want), ",") {
 		t.Fatalf("SREM members differ from the popped ones (%d logged)", len(got))
 	}
 	third := strings.Fields(lines[6])
@@ -190,7 +200,63 @@ func TestPropagationSPopCount(t *testing.T) {
 	for _, p := range small {
 		ws = append(ws, p.(string))
 	}
-	if third[0] != "SREM" || strings.Join(sortStrings(third[2:]), ",") != strings.Join(sortStrings(ws), ",") {
+	if third[0] != "SREM" || strings.Join(aofSorted(third[2:]), ",") != strings.Join(aofSorted(ws), ",") {
 		t.Fatalf("small SPOP logged as %q, popped %v", lines[6], ws)
+	}
+}
+
+// TestPropagationServedBlockedClientsMatchesRedis: the pops of blocked
+// clients served after the write that woke them are logged as Redis 7.0.15
+// logs them.
+func TestPropagationServedBlockedClientsMatchesRedis(t *testing.T) {
+	aofNeedRedis(t)
+	type step struct {
+		blockers [][]string
+		waker    [][]string
+	}
+	f := strings.Fields
+	steps := []step{
+		{[][]string{f("BLPOP q 0")}, [][]string{f("RPUSH q a b")}},
+		{[][]string{f("BRPOP q1 0"), f("BLPOP q1 0")}, [][]string{f("RPUSH q1 x y z")}},
+		{[][]string{f("BLMOVE src dst RIGHT left 0")}, [][]string{f("LPUSH src x")}},
+		{[][]string{f("BRPOPLPUSH s2 d2 0")}, [][]string{f("RPUSH s2 y")}},
+		{[][]string{f("BLMPOP 0 1 q3 LEFT COUNT 5")}, [][]string{f("RPUSH q3 1 2 3")}},
+		{[][]string{f("BZPOPMIN z 0")}, [][]string{f("ZADD z 1 a 2 b")}},
+		{[][]string{f("BZMPOP 0 1 z2 MAX COUNT 2")}, [][]string{f("ZADD z2 1 a 2 b 3 c")}},
+		{[][]string{f("BLPOP q5 0")}, [][]string{f("MULTI"), f("RPUSH q5 a"), f("RPUSH q5 b"), f("EXEC")}},
+		{[][]string{f("BLPOP q6 0")}, [][]string{f("MULTI"), f("RPUSH q6 a"), f("LPOP q6"), f("RPUSH q6 b"), f("EXEC")}},
+	}
+	run := func(addr string) {
+		w := dialAOFAddr(t, addr)
+		for _, st := range steps {
+			var bs []*aofConn
+			for _, b := range st.blockers {
+				c := dialAOFAddr(t, addr)
+				c.send(b...)
+				bs = append(bs, c)
+				time.Sleep(30 * time.Millisecond) // block in this order
+			}
+			time.Sleep(50 * time.Millisecond)
+			for _, cmd := range st.waker {
+				w.must(cmd...)
+			}
+			for _, c := range bs {
+				if _, ok := c.reply(5 * time.Second); !ok {
+					t.Fatalf("blocked client not served in step %v", st)
+				}
+			}
+		}
+	}
+	rdir := t.TempDir()
+	r := startAOFRedis(t, rdir, "--appendonly", "yes", "--appendfsync", "always")
+	run(r.addr)
+	r.stop("NOSAVE")
+	want := aofIncrText(t, rdir)
+	mdir := t.TempDir()
+	s := startAOFServer(t, aofTestConfig(mdir, "always"))
+	run(s.Addr().String())
+	s.Close()
+	if got := aofIncrText(t, mdir); got != want {
+		t.Fatalf("miniwatchd logged:\n%s\n\nredis-server logged:\n%s", got, want)
 	}
 }

@@ -13,18 +13,18 @@ import (
 	"time"
 )
 
-// waitRewriteDone waits until no rewrite is in progress or scheduled.
-func waitRewriteDone(t testing.TB, tc *testConn) {
+// aofWaitRewriteDone waits until no rewrite is in progress or scheduled.
+func aofWaitRewriteDone(t testing.TB, tc *aofConn) {
 	t.Helper()
-	waitFor(t, 30*time.Second, "the AOF rewrite", func() bool {
-		return infoField(t, tc, "aof_rewrite_in_progress") == "0" && infoField(t, tc, "aof_rewrite_scheduled") == "0"
+	aofWaitFor(t, 30*time.Second, "the AOF rewrite", func() bool {
+		return aofInfoField(t, tc, "aof_rewrite_in_progress") == "0" && aofInfoField(t, tc, "aof_rewrite_scheduled") == "0"
 	})
 }
 
 func TestBGRewriteAOFCompacts(t *testing.T) {
 	dir := t.TempDir()
-	s := startServer(t, aofConfig(dir, "everysec"))
-	tc := dialServer(t, s)
+	s := startAOFServer(t, aofTestConfig(dir, "everysec"))
+	tc := dialAOF(t, s)
 	for i := 0; i < 200; i++ {
 		tc.must("INCR", "c"+strconv.Itoa(i%5))
 	}
@@ -32,21 +32,21 @@ func TestBGRewriteAOFCompacts(t *testing.T) {
 	tc.must("SELECT", "9")
 	tc.must("SET", "nine", "9")
 	tc.must("SELECT", "0")
-	before, _ := os.Stat(lastIncrPath(t, dir))
+	before, _ := os.Stat(aofLastIncr(t, dir))
 	if r := tc.must("BGREWRITEAOF"); r != "Background append only file rewriting started" {
 		t.Fatalf("reply %v", r)
 	}
-	waitRewriteDone(t, tc)
+	aofWaitRewriteDone(t, tc)
 	tc.must("SET", "after", "1")
-	want := dataset(t, tc)
-	manifest, files := aofFiles(t, dir)
+	want := aofDataset(t, tc)
+	manifest, files := aofDirFiles(t, dir)
 	if manifest != "file appendonly.aof.2.base.aof seq 2 type b\nfile appendonly.aof.2.incr.aof seq 2 type i\n" {
 		t.Fatalf("manifest %q", manifest)
 	}
 	if strings.Join(files, " ") != "appendonly.aof.2.base.aof appendonly.aof.2.incr.aof appendonly.aof.manifest" {
 		t.Fatalf("files %v (history not removed?)", files)
 	}
-	base := fileCommands(t, filepath.Join(dir, "appendonlydir", "appendonly.aof.2.base.aof"))
+	base := aofFileCommands(t, filepath.Join(dir, "appendonlydir", "appendonly.aof.2.base.aof"))
 	for _, want := range []string{"SET c0 40", "SET t v\nPEXPIREAT t <T>", "SELECT 9\nSET nine 9"} {
 		if !strings.Contains(base, want) {
 			t.Fatalf("base lacks %q:\n%s", want, base)
@@ -55,27 +55,27 @@ func TestBGRewriteAOFCompacts(t *testing.T) {
 	if st, _ := os.Stat(filepath.Join(dir, "appendonlydir", "appendonly.aof.2.base.aof")); st.Size() >= before.Size() {
 		t.Fatalf("base %d bytes, old log %d: not compacted", st.Size(), before.Size())
 	}
-	if got := incrText(t, dir); got != "SELECT 0\nSET after 1" {
+	if got := aofIncrText(t, dir); got != "SELECT 0\nSET after 1" {
 		t.Fatalf("new incr file: %q", got)
 	}
 	if r := tc.must("INFO", "persistence").(string); !strings.Contains(r, "aof_rewrites:1\r\n") || !strings.Contains(r, "aof_last_bgrewrite_status:ok") {
 		t.Fatalf("INFO:\n%s", r)
 	}
 	s.Close()
-	s2 := startServer(t, aofConfig(dir, "everysec"))
-	if got := dataset(t, dialServer(t, s2)); got != want {
+	s2 := startAOFServer(t, aofTestConfig(dir, "everysec"))
+	if got := aofDataset(t, dialAOF(t, s2)); got != want {
 		t.Fatalf("after reload:\n%s\nwant\n%s", got, want)
 	}
 }
 
 // TestBGRewriteAOFUnderLoad rewrites repeatedly while clients write
 // (increments, new keys, deletions, TTLs, transactions, whole-database
-// commands); after a restart the dataset must be exactly what it was: a
+// commands); after a restart the aofDataset must be exactly what it was: a
 // write lost by the rewrite or applied twice (an INCR) would show.
 func TestBGRewriteAOFUnderLoad(t *testing.T) {
 	dir := t.TempDir()
-	s := startServer(t, aofConfig(dir, "everysec"))
-	setup := dialServer(t, s)
+	s := startAOFServer(t, aofTestConfig(dir, "everysec"))
+	setup := dialAOF(t, s)
 	for i := 0; i < 5000; i++ {
 		setup.must("SET", "pre"+strconv.Itoa(i), strconv.Itoa(i))
 	}
@@ -89,7 +89,7 @@ func TestBGRewriteAOFUnderLoad(t *testing.T) {
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
-			tc := dialServer(t, s)
+			tc := dialAOF(t, s)
 			rng := rand.New(rand.NewPCG(uint64(w), 1))
 			for i := 0; ; i++ {
 				select {
@@ -98,7 +98,11 @@ func TestBGRewriteAOFUnderLoad(t *testing.T) {
 				default:
 				}
 				k := "pre" + strconv.Itoa(rng.IntN(5000))
-				switch rng.IntN(9) {
+				switch rng.IntN(11) {
+				case 9:
+					tc.must("RPUSH", "list"+strconv.Itoa(rng.IntN(20)), strconv.Itoa(i))
+				case 10:
+					tc.must("LPOP", "list"+strconv.Itoa(rng.IntN(20)))
 				case 0, 1:
 					tc.must("INCR", "ctr"+strconv.Itoa(rng.IntN(50)))
 				case 2:
@@ -133,24 +137,24 @@ func TestBGRewriteAOFUnderLoad(t *testing.T) {
 			}
 			time.Sleep(5 * time.Millisecond)
 		}
-		waitRewriteDone(t, setup)
+		aofWaitRewriteDone(t, setup)
 	}
 	close(stop)
 	wg.Wait()
 	if steps.Load() < 10 {
 		t.Fatalf("only %d rewrite steps: writes did not interleave", steps.Load())
 	}
-	if infoField(t, setup, "aof_rewrites") != "3" || infoField(t, setup, "aof_last_bgrewrite_status") != "ok" {
+	if aofInfoField(t, setup, "aof_rewrites") != "3" || aofInfoField(t, setup, "aof_last_bgrewrite_status") != "ok" {
 		t.Fatal(setup.must("INFO", "persistence"))
 	}
 	if a, b := setup.must("GET", "txa"), setup.must("GET", "txb"); a != b {
 		t.Fatalf("txa %v txb %v", a, b)
 	}
-	want := dataset(t, setup)
+	want := aofDataset(t, setup)
 	s.Close()
-	s2 := startServer(t, aofConfig(dir, "everysec"))
-	if got := dataset(t, dialServer(t, s2)); got != want {
-		t.Fatalf("dataset differs after rewrites under load and reload (%d vs %d bytes)", len(got), len(want))
+	s2 := startAOFServer(t, aofTestConfig(dir, "everysec"))
+	if got := aofDataset(t, dialAOF(t, s2)); got != want {
+		t.Fatalf("aofDataset differs after rewrites under load and reload (%d vs %d bytes)", len(got), len(want))
 	}
 }
 
@@ -160,8 +164,8 @@ func TestRewriteWholeDatabaseEvents(t *testing.T) {
 	for _, event := range []string{"flushdb", "swapdb", "flushall", "swapdb-flushdb"} {
 		t.Run(event, func(t *testing.T) {
 			dir := t.TempDir()
-			s := startServer(t, aofConfig(dir, "everysec"))
-			tc := dialServer(t, s)
+			s := startAOFServer(t, aofTestConfig(dir, "everysec"))
+			tc := dialAOF(t, s)
 			for db := 0; db < 3; db++ {
 				tc.must("SELECT", strconv.Itoa(db))
 				for i := 0; i < 2500; i++ {
@@ -195,12 +199,12 @@ func TestRewriteWholeDatabaseEvents(t *testing.T) {
 				tc.must("SET", "x", "y")
 			}
 			close(resume)
-			waitRewriteDone(t, tc)
-			want := dataset(t, tc)
+			aofWaitRewriteDone(t, tc)
+			want := aofDataset(t, tc)
 			s.Close()
-			s2 := startServer(t, aofConfig(dir, "everysec"))
-			if got := dataset(t, dialServer(t, s2)); got != want {
-				t.Fatalf("dataset after reload differs (%d vs %d bytes)", len(got), len(want))
+			s2 := startAOFServer(t, aofTestConfig(dir, "everysec"))
+			if got := aofDataset(t, dialAOF(t, s2)); got != want {
+				t.Fatalf("aofDataset after reload differs (%d vs %d bytes)", len(got), len(want))
 			}
 		})
 	}
@@ -208,8 +212,8 @@ func TestRewriteWholeDatabaseEvents(t *testing.T) {
 
 func TestBGRewriteAOFReplies(t *testing.T) {
 	dir := t.TempDir()
-	s := startServer(t, aofConfig(dir, "everysec"))
-	tc := dialServer(t, s)
+	s := startAOFServer(t, aofTestConfig(dir, "everysec"))
+	tc := dialAOF(t, s)
 	tc.must("SET", "k", "v")
 	paused, resume := make(chan struct{}), make(chan struct{})
 	var once sync.Once
@@ -220,19 +224,19 @@ func TestBGRewriteAOFReplies(t *testing.T) {
 	if err, ok := tc.do("BGREWRITEAOF").(error); !ok || err.Error() != "ERR Background append only file rewriting already in progress" {
 		t.Fatalf("second BGREWRITEAOF: %v", err)
 	}
-	if v := infoField(t, tc, "aof_rewrite_in_progress"); v != "1" {
+	if v := aofInfoField(t, tc, "aof_rewrite_in_progress"); v != "1" {
 		t.Fatalf("aof_rewrite_in_progress %q", v)
 	}
 	close(resume)
-	waitRewriteDone(t, tc)
+	aofWaitRewriteDone(t, tc)
 	rewriteStepHook = nil
 	tc.must("MULTI")
 	tc.must("BGREWRITEAOF")
 	if r := tc.must("EXEC").([]any); r[0] != "Background append only file rewriting scheduled" {
 		t.Fatalf("in EXEC: %v", r)
 	}
-	waitRewriteDone(t, tc)
-	if v := infoField(t, tc, "aof_rewrites"); v != "2" {
+	aofWaitRewriteDone(t, tc)
+	if v := aofInfoField(t, tc, "aof_rewrites"); v != "2" {
 		t.Fatalf("aof_rewrites %q after the scheduled rewrite", v)
 	}
 }
@@ -241,33 +245,33 @@ func TestBGRewriteAOFReplies(t *testing.T) {
 // first, then writes are logged), restarts on it, and turns it off.
 func TestConfigSetAppendOnly(t *testing.T) {
 	dir := t.TempDir()
-	cfg := aofConfig(dir, "always")
+	cfg := aofTestConfig(dir, "always")
 	cfg.AppendOnly = false
-	s := startServer(t, cfg)
-	tc := dialServer(t, s)
+	s := startAOFServer(t, cfg)
+	tc := dialAOF(t, s)
 	tc.must("SET", "before", "1")
 	if _, err := os.Stat(filepath.Join(dir, "appendonlydir")); !os.IsNotExist(err) {
 		t.Fatal("AOF directory created with appendonly no")
 	}
 	tc.must("CONFIG", "SET", "appendonly", "yes")
-	if v := infoField(t, tc, "aof_enabled"); v != "1" {
+	if v := aofInfoField(t, tc, "aof_enabled"); v != "1" {
 		t.Fatalf("aof_enabled %q", v)
 	}
-	waitRewriteDone(t, tc)
+	aofWaitRewriteDone(t, tc)
 	tc.must("SET", "after", "2")
-	manifest, _ := aofFiles(t, dir)
+	manifest, _ := aofDirFiles(t, dir)
 	if manifest != "file appendonly.aof.1.base.aof seq 1 type b\nfile appendonly.aof.1.incr.aof seq 1 type i\n" {
 		t.Fatalf("manifest %q", manifest)
 	}
-	want := dataset(t, tc)
+	want := aofDataset(t, tc)
 	tc.must("CONFIG", "SET", "appendonly", "no")
-	if v := infoField(t, tc, "aof_enabled"); v != "0" {
+	if v := aofInfoField(t, tc, "aof_enabled"); v != "0" {
 		t.Fatalf("aof_enabled %q", v)
 	}
 	tc.must("SET", "unlogged", "3")
 	s.Close()
-	s2 := startServer(t, aofConfig(dir, "always"))
-	if got := dataset(t, dialServer(t, s2)); got != want {
+	s2 := startAOFServer(t, aofTestConfig(dir, "always"))
+	if got := aofDataset(t, dialAOF(t, s2)); got != want {
 		t.Fatalf("after reload:\n%s\nwant\n%s", got, want)
 	}
 }
@@ -276,41 +280,41 @@ func TestConfigSetAppendOnly(t *testing.T) {
 // turning the AOF on; a server started on it with appendonly yes loads it.
 func TestBGRewriteAOFWithAppendOnlyOff(t *testing.T) {
 	dir := t.TempDir()
-	cfg := aofConfig(dir, "everysec")
+	cfg := aofTestConfig(dir, "everysec")
 	cfg.AppendOnly = false
-	s := startServer(t, cfg)
-	tc := dialServer(t, s)
-	fillData(tc)
-	want := dataset(t, tc)
+	s := startAOFServer(t, cfg)
+	tc := dialAOF(t, s)
+	aofFillData(tc)
+	want := aofDataset(t, tc)
 	tc.must("BGREWRITEAOF")
-	waitRewriteDone(t, tc)
-	if v := infoField(t, tc, "aof_enabled"); v != "0" {
+	aofWaitRewriteDone(t, tc)
+	if v := aofInfoField(t, tc, "aof_enabled"); v != "0" {
 		t.Fatalf("aof_enabled %q", v)
 	}
-	manifest, _ := aofFiles(t, dir)
+	manifest, _ := aofDirFiles(t, dir)
 	if manifest != "file appendonly.aof.1.base.aof seq 1 type b\n" {
 		t.Fatalf("manifest %q", manifest)
 	}
 	s.Close()
-	s2 := startServer(t, aofConfig(dir, "everysec"))
-	if got := dataset(t, dialServer(t, s2)); got != want {
+	s2 := startAOFServer(t, aofTestConfig(dir, "everysec"))
+	if got := aofDataset(t, dialAOF(t, s2)); got != want {
 		t.Fatalf("after reload:\n%s\nwant\n%s", got, want)
 	}
 }
 
 func TestAutoRewrite(t *testing.T) {
 	dir := t.TempDir()
-	cfg := aofConfig(dir, "everysec")
+	cfg := aofTestConfig(dir, "everysec")
 	cfg.AutoAOFRewriteMinSize = 4096
 	cfg.AutoAOFRewritePercentage = 100
-	s := startServer(t, cfg)
-	tc := dialServer(t, s)
+	s := startAOFServer(t, cfg)
+	tc := dialAOF(t, s)
 	for i := 0; i < 300; i++ {
 		tc.must("SET", "k", strings.Repeat("v", 20))
 	}
-	waitFor(t, 10*time.Second, "an automatic rewrite", func() bool { return infoField(t, tc, "aof_rewrites") != "0" })
-	waitRewriteDone(t, tc)
-	if size, _ := strconv.Atoi(infoField(t, tc, "aof_current_size")); size > 1000 {
+	aofWaitFor(t, 10*time.Second, "an automatic rewrite", func() bool { return aofInfoField(t, tc, "aof_rewrites") != "0" })
+	aofWaitRewriteDone(t, tc)
+	if size, _ := strconv.Atoi(aofInfoField(t, tc, "aof_current_size")); size > 1000 {
 		t.Fatalf("aof_current_size %d after the rewrite", size)
 	}
 }
@@ -319,10 +323,10 @@ func TestAutoRewrite(t *testing.T) {
 // an AOF turned on at run time is being written, as in Redis.
 func TestShutdownDuringFirstBase(t *testing.T) {
 	dir := t.TempDir()
-	cfg := aofConfig(dir, "everysec")
+	cfg := aofTestConfig(dir, "everysec")
 	cfg.AppendOnly = false
-	s := startServer(t, cfg)
-	tc := dialServer(t, s)
+	s := startAOFServer(t, cfg)
+	tc := dialAOF(t, s)
 	for i := 0; i < 3000; i++ {
 		tc.must("SET", strconv.Itoa(i), "v")
 	}
@@ -336,8 +340,8 @@ func TestShutdownDuringFirstBase(t *testing.T) {
 		t.Fatalf("SHUTDOWN during the first base: %v", tc.do("PING"))
 	}
 	close(resume)
-	waitRewriteDone(t, tc)
-	if v := infoField(t, tc, "aof_enabled"); v != "1" {
+	aofWaitRewriteDone(t, tc)
+	if v := aofInfoField(t, tc, "aof_enabled"); v != "1" {
 		t.Fatalf("aof_enabled %q", v)
 	}
 }
@@ -346,8 +350,8 @@ func TestShutdownDuringFirstBase(t *testing.T) {
 // including ones larger than one variadic command, and reloads them.
 func TestRewriteTypes(t *testing.T) {
 	dir := t.TempDir()
-	s := startServer(t, aofConfig(dir, "everysec"))
-	tc := dialServer(t, s)
+	s := startAOFServer(t, aofTestConfig(dir, "everysec"))
+	tc := dialAOF(t, s)
 	tc.must("SADD", "intset", "1", "-2", "300")
 	tc.must("SADD", "strset", "a", "b")
 	tc.must("HSET", "small", "f", "v", "n", "1")
@@ -359,18 +363,21 @@ func TestRewriteTypes(t *testing.T) {
 		tc.must("SADD", "bigints", n)
 		tc.must("HSET", "bighash", "f"+n, n)
 		tc.must("ZADD", "bigzs", n+".5", "m"+n)
+		tc.must("RPUSH", "biglist", "e"+n)
 	}
+	tc.must("RPUSH", "list", "a", "", "a", "1")
 	tc.must("PEXPIRE", "bigzs", "100000000")
-	want := dataset(t, tc)
+	want := aofDataset(t, tc)
 	tc.must("BGREWRITEAOF")
-	waitRewriteDone(t, tc)
-	base := fileCommands(t, filepath.Join(dir, "appendonlydir", "appendonly.aof.2.base.aof"))
-	if strings.Count(base, "SADD bigset") != 4 || strings.Count(base, "HMSET bighash") != 4 || strings.Count(base, "ZADD bigzs") != 4 {
+	aofWaitRewriteDone(t, tc)
+	base := aofFileCommands(t, filepath.Join(dir, "appendonlydir", "appendonly.aof.2.base.aof"))
+	if strings.Count(base, "SADD bigset") != 4 || strings.Count(base, "HMSET bighash") != 4 ||
+		strings.Count(base, "ZADD bigzs") != 4 || strings.Count(base, "RPUSH biglist") != 4 {
 		t.Fatalf("variadic commands not split by %d items:\n%.2000s", rewriteItemsLimit, base)
 	}
 	s.Close()
-	s2 := startServer(t, aofConfig(dir, "everysec"))
-	if got := dataset(t, dialServer(t, s2)); got != want {
+	s2 := startAOFServer(t, aofTestConfig(dir, "everysec"))
+	if got := aofDataset(t, dialAOF(t, s2)); got != want {
 		t.Fatalf("after rewrite and reload:\n%s\nwant\n%s", got, want)
 	}
 }

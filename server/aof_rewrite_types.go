@@ -6,11 +6,13 @@ import (
 	"github.com/miniwatchd/miniwatchd/protocol"
 )
 
-// How the rewrite writes sets, hashes and sorted sets: variadic SADD,
-// HMSET and ZADD of at most rewriteItemsLimit elements each (Redis's
-// rewriteSetObject, rewriteHashObject, rewriteSortedSetObject).
+// How the rewrite writes lists, sets, hashes and sorted sets: variadic
+// RPUSH, SADD, HMSET and ZADD of at most rewriteItemsLimit elements each
+// (Redis's rewriteListObject, rewriteSetObject, rewriteHashObject,
+// rewriteSortedSetObject).
 
 func init() {
+	registerRewriteType(db.TypeList, rewriteList)
 	registerRewriteType(db.TypeSet, rewriteSet)
 	registerRewriteType(db.TypeHash, rewriteHash)
 	registerRewriteType(db.TypeZSet, rewriteZSet)
@@ -37,6 +39,17 @@ func (ib *itemBatch) next(b []byte) []byte {
 	ib.left--
 	if ib.count++; ib.count == rewriteItemsLimit {
 		ib.count = 0
+	}
+	return b
+}
+
+func rewriteList(b []byte, key string, v any) []byte {
+	l := v.(*db.List)
+	n := l.Len()
+	ib := itemBatch{name: "RPUSH", key: key, left: n, width: 1}
+	for i := 0; i < n; i++ {
+		b = ib.next(b)
+		b = aof.AppendBulkString(b, l.At(i))
 	}
 	return b
 }

@@ -49,11 +49,13 @@ type Server struct {
 	startTime time.Time
 	runID     string
 
+	ps           pubsubState  // mu: pub/sub, keyspace notifications, client-side caching
 	activeExpire bool         // mu: DEBUG SET-ACTIVE-EXPIRE
 	expireCycle  expire.Cycle // used only by the cron goroutine
 	configFile   string       // absolute path of the config file, "" if none
 	mem          memState
-	aof          aofState // mu (aof.go)
+	blk          blockingState // mu: blocked clients and ready keys (blocking.go)
+	aof          aofState      // mu (aof.go)
 }
 
 // startHooks run once, under the engine lock, when a server is created
