@@ -90,7 +90,7 @@ func (d *DB) ExpireAllStale(now int64) int {
 func (ks *Keyspace) DatabasesCron(budget time.Duration) {
 	for _, d := range ks.dbs {
 		ds := d.data
-		if ds.main.NeedsShrink() {
+		if ks.shrinkHeld == 0 && ds.main.NeedsShrink() {
 			ds.main.Shrink()
 		}
 		if ds.expires.NeedsShrink() {

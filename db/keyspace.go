@@ -47,6 +47,8 @@ type Keyspace struct {
 	noShared bool  // see SetNoSharedIntegers
 	limits   EncodingLimits
 	Stats    Stats
+
+	shrinkHeld int // see HoldShrink (persist.go)
 }
 
 // NewKeyspace returns n empty databases.

@@ -224,6 +224,7 @@ func cmdHIncrByFloat(c *client, args [][]byte) {
 		c.fail(err)
 		return
 	}
+	c.propagateAs(propHSET, args[1], args[2], out)
 	c.w.Bulk(out)
 }
 

@@ -363,6 +363,9 @@ func expireGeneric(c *client, args [][]byte, name string, basetime int64, second
 		return
 	}
 	c.db.Expire(args[1], when)
+	if name != "pexpireat" || when <= c.srv.ks.Now() {
+		propagateExpireAt(c, args[1], when, args[3:])
+	}
 	c.w.Int(1)
 }
 

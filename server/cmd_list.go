@@ -445,6 +445,7 @@ func mpopFirst(c *client, a mpopArgs) bool {
 		c.w.Array(2)
 		c.w.Bulk(key)
 		writeBulkStrings(c, vals)
+		propagateListPop(c, c.db, key, a.left, len(vals))
 		return true
 	}
 	return false

@@ -69,6 +69,7 @@ func blockingPopCommand(c *client, keys [][]byte, timeoutArg []byte, a blockArgs
 			c.w.Array(2)
 			c.w.Bulk(key)
 			c.w.BulkString(vals[0])
+			propagateListPop(c, c.db, key, a.left, -1)
 			return
 		}
 	}
@@ -92,11 +93,13 @@ func cmdBLMove(c *client, args [][]byte) {
 		return
 	}
 	blockingMoveCommand(c, args[1], args[2], args[5], from, to)
+	c.propagateAs(propLMOVE, args[1], args[2], args[3], args[4]) // when it moved at once
 }
 
 // cmdBRPopLPush is BRPOPLPUSH source destination timeout.
 func cmdBRPopLPush(c *client, args [][]byte) {
 	blockingMoveCommand(c, args[1], args[2], args[3], false, true)
+	c.propagateAs(propRPOPLPUSH, args[1], args[2]) // when it moved at once
 }
 
 // blockingMoveCommand is Redis's blmoveGenericCommand. A destination of the
@@ -137,6 +140,7 @@ func serveListWaiter(s *Server, c *client, d *db.DB, key string) (served, delete
 		if !ok {
 			return false, true
 		}
+		propagateListPop(c, d, []byte(key), a.left, -1)
 		c.w.Array(2)
 		c.w.BulkString(key)
 		c.w.BulkString(v)
@@ -146,6 +150,7 @@ func serveListWaiter(s *Server, c *client, d *db.DB, key string) (served, delete
 		if !ok {
 			return false, true
 		}
+		propagateListPop(c, d, []byte(key), a.left, len(vals))
 		c.w.Array(2)
 		c.w.BulkString(key)
 		writeBulkStrings(c, vals)
@@ -159,6 +164,7 @@ func serveListWaiter(s *Server, c *client, d *db.DB, key string) (served, delete
 			c.fail(err)
 			return true, false
 		}
+		propagateServedMove(c, d, []byte(key), a.target, a.left, a.toLeft)
 		c.w.BulkString(v)
 		return true, deleted
 	}

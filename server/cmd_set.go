@@ -218,6 +218,9 @@ func cmdSPop(c *client, args [][]byte) {
 			c.w.Null()
 		default:
 			c.w.BulkString(m)
+			if c.propagating() {
+				c.propagateAs(propSREM, args[1], []byte(m))
+			}
 		}
 		return
 	}
@@ -231,6 +234,7 @@ func cmdSPop(c *client, args [][]byte) {
 		c.fail(err)
 		return
 	}
+	propagateSPop(c, args[1], members)
 	c.w.Set(len(members))
 	for _, m := range members {
 		c.w.BulkString(m)

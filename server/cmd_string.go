@@ -178,6 +178,9 @@ func setGeneric(c *client, cmdName string, flags int, key, val, expire []byte, o
 		mode = db.TTLKeep
 	}
 	c.db.SetString(key, val, mode, at, db.EvSet)
+	if expire != nil {
+		propagateSetPXAT(c, key, val, at)
+	}
 	if flags&setGet == 0 {
 		if okReply != nil {
 			okReply()
@@ -194,6 +197,9 @@ func cmdSet(c *client, args [][]byte) {
 		return
 	}
 	setGeneric(c, "set", flags, args[1], args[2], expire, nil, nil)
+	if flags&setGet != 0 && expire == nil {
+		propagateSetWithoutGet(c, args)
+	}
 }
 
 func cmdSetNX(c *client, args [][]byte) {
@@ -214,6 +220,7 @@ func cmdGetSet(c *client, args [][]byte) {
 		return
 	}
 	c.db.SetString(args[1], args[2], db.TTLClear, 0, db.EvSet)
+	c.propagateAs(propSET, args[1], args[2])
 }
 
 func cmdGetEX(c *client, args [][]byte) {
@@ -242,8 +249,10 @@ func cmdGetEX(c *client, args [][]byte) {
 	switch {
 	case expire != nil:
 		c.db.Expire(args[1], at)
+		propagateExpireAt(c, args[1], at, nil)
 	case flags&setPersist != 0:
 		c.db.Persist(args[1])
+		c.propagateAs(propPERSIST, args[1])
 	}
 }
 
@@ -252,6 +261,7 @@ func cmdGetDel(c *client, args [][]byte) {
 		return
 	}
 	c.db.Delete(args[1])
+	c.propagateAs(delCommand(c.srv.cfg.LazyfreeLazyUserDel), args[1])
 }
 
 func cmdMGet(c *client, args [][]byte) {
@@ -370,6 +380,7 @@ func cmdIncrByFloat(c *client, args [][]byte) {
 	}
 	out := protocol.AppendLongDouble(nil, v, protocol.LDStrHuman)
 	c.db.SetStringNoInt(args[1], out, db.TTLKeep, 0, db.EvIncrByFloat)
+	c.propagateAs(propSET, args[1], out, propKEEPTTL)
 	c.w.Bulk(out)
 }
 

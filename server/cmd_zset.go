@@ -318,6 +318,7 @@ func zpopGeneric(c *client, keys [][]byte, max bool, count int64, nested, emitKe
 				c.w.Array(2)
 				c.w.Bulk(key)
 				c.w.Array(n)
+				propagateZMPop(c, key, max, int64(n))
 			case nested:
 				c.w.Array(n)
 			default:

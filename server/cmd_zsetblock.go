@@ -86,6 +86,7 @@ func zpopReply(c *client, d *db.DB, keys [][]byte, a blockArgs) (found bool, err
 	}
 	return d.ZPop(keys, !a.left, count,
 		func(key []byte, n int) {
+			propagateZPop(c, d, key, a.left, nested, n)
 			if nested {
 				c.w.Array(2)
 				c.w.Bulk(key)

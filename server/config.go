@@ -44,17 +44,17 @@ type Config struct {
 	BusyReplyThreshold int64 // busy-reply-threshold (lua-time-limit), ms
 	ActiveExpireEffort int   // 1..10
 
-	// Persistence. miniwatchd writes no RDB or AOF files: these are
-	// accepted, validated and reported as Redis does.
+	// Persistence. Save is accepted, validated and reported only (no RDB
+	// files); the AOF settings act (aof.go).
 	Save                     []SaveParam // save points; empty = "save ''"
-	AppendOnly               bool
-	AppendFsync              string // everysec, always or no
-	AppendDirName            string
-	AppendFilename           string
-	Dir                      string // working directory; "" = the process's
-	AOFLoadTruncated         bool
-	AutoAOFRewritePercentage int
-	AutoAOFRewriteMinSize    int64
+	AppendOnly               bool        // log every write to the AOF
+	AppendFsync              string      // everysec, always or no
+	AppendDirName            string      // the AOF directory, inside Dir
+	AppendFilename           string      // prefix of the AOF file names
+	Dir                      string      // working directory; "" = the process's
+	AOFLoadTruncated         bool        // load an AOF whose last command is incomplete
+	AutoAOFRewritePercentage int         // rewrite when the AOF grew by this much (0: never)
+	AutoAOFRewriteMinSize    int64       // ... and is at least this big
 
 	// ClientOutputBufferLimit is indexed by OutputBufferNormal,
 	// OutputBufferReplica and OutputBufferPubSub.

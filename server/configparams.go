@@ -193,18 +193,18 @@ var paramTable = []paramDef{
 	boolParam("stop-writes-on-bgsave-error", "", 0, true),
 	boolParam("set-proc-title", "", fImm, true),
 	boolParam("dynamic-hz", "", 0, true),
-	boolParam("lazyfree-lazy-eviction", "", fDebug, false).reported(boolField(func(c *Config) *bool { return &c.LazyfreeLazyEviction })),
-	boolParam("lazyfree-lazy-expire", "", fDebug, false).reported(boolField(func(c *Config) *bool { return &c.LazyfreeLazyExpire })),
+	boolParam("lazyfree-lazy-eviction", "", fDebug, false).typed(boolField(func(c *Config) *bool { return &c.LazyfreeLazyEviction })),
+	boolParam("lazyfree-lazy-expire", "", fDebug, false).typed(boolField(func(c *Config) *bool { return &c.LazyfreeLazyExpire })),
 	boolParam("lazyfree-lazy-server-del", "", fDebug, false).reported(boolField(func(c *Config) *bool { return &c.LazyfreeLazyServerDel })),
-	boolParam("lazyfree-lazy-user-del", "", fDebug, false).reported(boolField(func(c *Config) *bool { return &c.LazyfreeLazyUserDel })),
+	boolParam("lazyfree-lazy-user-del", "", fDebug, false).typed(boolField(func(c *Config) *bool { return &c.LazyfreeLazyUserDel })),
 	boolParam("lazyfree-lazy-user-flush", "", fDebug, false).reported(boolField(func(c *Config) *bool { return &c.LazyfreeLazyUserFlush })),
 	boolParam("repl-disable-tcp-nodelay", "", 0, false),
 	boolParam("repl-diskless-sync", "", fDebug, true),
-	boolParam("aof-rewrite-incremental-fsync", "", 0, true),
+	boolParam("aof-rewrite-incremental-fsync", "", 0, true).typed(nil),
 	boolParam("no-appendfsync-on-rewrite", "", 0, false),
 	boolParam("cluster-require-full-coverage", "", 0, true),
 	boolParam("rdb-save-incremental-fsync", "", 0, true),
-	boolParam("aof-load-truncated", "", 0, true).reported(boolField(func(c *Config) *bool { return &c.AOFLoadTruncated })),
+	boolParam("aof-load-truncated", "", 0, true).typed(boolField(func(c *Config) *bool { return &c.AOFLoadTruncated })),
 	boolParam("aof-use-rdb-preamble", "", 0, true),
 	boolParam("aof-timestamp-enabled", "", 0, false),
 	boolParam("cluster-replica-no-failover", "cluster-slave-no-failover", 0, false),
@@ -216,7 +216,7 @@ var paramTable = []paramDef{
 	boolParam("activedefrag", "", fDebug, false).check(checkActiveDefrag),
 	boolParam("syslog-enabled", "", fImm, false),
 	boolParam("cluster-enabled", "", fImm, false),
-	boolParam("appendonly", "", fDenyL, false).reported(boolField(func(c *Config) *bool { return &c.AppendOnly })),
+	boolParam("appendonly", "", fDenyL, false).typed(boolField(func(c *Config) *bool { return &c.AppendOnly })),
 	boolParam("cluster-allow-reads-when-down", "", 0, false),
 	boolParam("cluster-allow-pubsubshard-when-down", "", 0, true),
 	boolParam("crash-log-enabled", "", 0, true),
@@ -226,7 +226,7 @@ var paramTable = []paramDef{
 	boolParam("cluster-allow-replica-migration", "", 0, true),
 	boolParam("replica-announced", "", 0, true),
 	boolParam("latency-tracking", "", 0, true),
-	boolParam("aof-disable-auto-gc", "", 0, false),
+	boolParam("aof-disable-auto-gc", "", 0, false).typed(nil),
 	boolParam("replica-ignore-disk-write-errors", "", 0, false),
 	boolParam("lua-enable-deprecated-api", "", fImm|fHide, false),
 
@@ -242,9 +242,9 @@ var paramTable = []paramDef{
 	stringParam("syslog-ident", "", fImm, "redis"),
 	stringParam("dbfilename", "", fProt, "dump.rdb").check(checkDBFilename),
 	stringParam("appendfilename", "", fImm, "appendonly.aof").check(checkAOFFilename).
-		reported(stringField(func(c *Config) *string { return &c.AppendFilename })),
+		typed(stringField(func(c *Config) *string { return &c.AppendFilename })),
 	stringParam("appenddirname", "", fImm, "appendonlydir").check(checkAOFDirname).
-		reported(stringField(func(c *Config) *string { return &c.AppendDirName })),
+		typed(stringField(func(c *Config) *string { return &c.AppendDirName })),
 	stringParam("server_cpulist", "", fImm, ""),
 	stringParam("bio_cpulist", "", fImm, ""),
 	stringParam("aof_rewrite_cpulist", "", fImm, ""),
@@ -266,7 +266,7 @@ var paramTable = []paramDef{
 		"allkeys-lru", "allkeys-lfu", "allkeys-random", "noeviction").
 		typed(stringField(func(c *Config) *string { return &c.MaxMemoryPolicy })),
 	enumParam("appendfsync", "", 0, "everysec", "everysec", "always", "no").
-		reported(stringField(func(c *Config) *string { return &c.AppendFsync })),
+		typed(stringField(func(c *Config) *string { return &c.AppendFsync })),
 	{name: "oom-score-adj", kind: kindEnum, def: "no",
 		enum: []enumItem{{"no", 0}, {"yes", 1}, {"relative", 1}, {"absolute", 2}}},
 	{name: "acl-pubsub-default", kind: kindEnum, def: "resetchannels",
@@ -286,7 +286,7 @@ var paramTable = []paramDef{
 	intParam("port", "", 0, 0, 65535, 6379).typed(intField(func(c *Config) *int { return &c.Port })),
 	intParam("io-threads", "", fDebug|fImm, 1, 128, 1),
 	intParam("auto-aof-rewrite-percentage", "", 0, 0, cIntMax, 100).
-		reported(intField(func(c *Config) *int { return &c.AutoAOFRewritePercentage })),
+		typed(intField(func(c *Config) *int { return &c.AutoAOFRewritePercentage })),
 	intParam("cluster-replica-validity-factor", "cluster-slave-validity-factor", 0, 0, cIntMax, 10),
 	intParam("list-max-listpack-size", "list-max-ziplist-size", 0, cIntMin, cIntMax, -2).
 		typed(intField(func(c *Config) *int { return &c.ListMaxListpackSize })),
@@ -371,7 +371,7 @@ var paramTable = []paramDef{
 	// Other configs
 	intParam("repl-backlog-ttl", "", 0, 0, cLongMax, 3600),
 	intParam("auto-aof-rewrite-min-size", "", 0, 0, cLongMax, 64<<20).memory().
-		reported(int64Field(func(c *Config) *int64 { return &c.AutoAOFRewriteMinSize })),
+		typed(int64Field(func(c *Config) *int64 { return &c.AutoAOFRewriteMinSize })),
 	intParam("loading-process-events-interval-bytes", "", fHide, 1024, cIntMax, 2<<20),
 
 	// TLS configs (the reference build has TLS; miniwatchd does not)
@@ -397,7 +397,7 @@ var paramTable = []paramDef{
 	stringParam("tls-ciphersuites", "", 0, ""),
 
 	// Special configs
-	specialDef("dir", "", fProt|fDenyL, &dirParam).reported(nil),
+	specialDef("dir", "", fProt|fDenyL, &dirParam).typed(nil),
 	specialDef("save", "", fMulti, &saveParam),
 	specialDef("client-output-buffer-limit", "", fMulti, &outputBufferParam).typed(nil),
 	specialDef("oom-score-adj-values", "", fMulti, &oomValuesParam),

@@ -152,7 +152,11 @@ func (s *Server) call(c *client, cmd *command, args [][]byte) {
 func (s *Server) callTimed(c *client, cmd *command, args [][]byte, start time.Time) time.Time {
 	errs := s.stats.totalErrorReplies
 	at := len(c.w.Buf)
-	cmd.proc(c, args)
+	if s.aof.prop.on {
+		s.callPropagating(c, cmd, args) // aof_propagate.go
+	} else {
+		cmd.proc(c, args)
+	}
 	for _, fn := range afterCallHooks {
 		fn(s, c, cmd, args)
 	}

@@ -151,7 +151,7 @@ func (l *eventLoop) readLocked(c *client) {
 		s.stats.netInputBytes.Add(int64(n))
 		if c.blocked == nil {
 			s.processLocked(c)
-			if l.writeEarly && c.writeQueued && c.pending() > 0 {
+			if l.writeEarly && !s.aofHoldsReplies() && c.writeQueued && c.pending() > 0 {
 				// Write now rather than at the end of the round: the client
 				// gets its reply while we read the next socket.
 				l.writeLocked(c)

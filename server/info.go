@@ -243,10 +243,7 @@ func (s *Server) infoPersistence(b *strings.Builder) {
 	field(b, "rdb_bgsave_in_progress", 0)
 	field(b, "rdb_last_save_time", s.startTime.Unix())
 	field(b, "rdb_last_bgsave_status", "ok")
-	field(b, "aof_enabled", 0)
-	field(b, "aof_rewrite_in_progress", 0)
-	field(b, "aof_rewrite_scheduled", 0)
-	field(b, "aof_last_write_status", "ok")
+	// The AOF fields follow (aof.go's infoAOF, through infoExtra).
 }
 
 // infoStats reports Redis's stats fields in Redis's order; counters of

@@ -44,6 +44,7 @@ type Server struct {
 	listeners []net.Listener
 	closing   atomic.Bool
 	done      chan struct{}
+	stopped   chan struct{} // closed once Close has finished (close hooks included)
 	wg        sync.WaitGroup
 	startTime time.Time
 	runID     string
@@ -55,6 +56,7 @@ type Server struct {
 	mem          memState
 	blk          blockingState // mu: blocked clients and ready keys (blocking.go)
 	loop         *eventLoop    // client I/O (eventloop.go)
+	aof          aofState      // mu (aof.go)
 	// cmdStart is when the next top-level command starts (wall clock): set
 	// by the connection loop at the start of a batch and advanced by each
 	// command to its end, so the clock is read once per command (mu).
@@ -67,6 +69,15 @@ type Server struct {
 var (
 	startHooks []func(s *Server)
 	cronHooks  []func(s *Server)
+)
+
+// loadHooks run once, under the engine lock, after the start hooks, to
+// load persisted data; an error makes New fail. closeHooks run once when
+// the server stops, without the engine lock, after every client and
+// background task is gone (persistence flushes and closes its files).
+var (
+	loadHooks  []func(s *Server) error
+	closeHooks []func(s *Server)
 )
 
 // stats are the counters INFO reports that the keyspace does not keep.
@@ -100,6 +111,7 @@ func New(cfg Config) (*Server, error) {
 		log:          log,
 		clients:      make(map[int64]*client),
 		done:         make(chan struct{}),
+		stopped:      make(chan struct{}),
 		startTime:    time.Now(),
 		runID:        newRunID(),
 		activeExpire: true,
@@ -115,6 +127,13 @@ func New(cfg Config) (*Server, error) {
 	s.mu.Lock()
 	for _, fn := range startHooks {
 		fn(s)
+	}
+	for _, fn := range loadHooks {
+		if err := fn(s); err != nil {
+			s.mu.Unlock()
+			s.runCloseHooks()
+			return nil, err
+		}
 	}
 	s.mu.Unlock()
 	return s, nil
@@ -207,7 +226,7 @@ func (s *Server) Serve() error {
 			s.acceptLoop(ln)
 		}(ln)
 	}
-	<-s.done
+	<-s.stopped
 	return nil
 }
 
@@ -235,11 +254,13 @@ func (s *Server) acceptLoop(ln net.Listener) {
 	}
 }
 
-// Close stops accepting, disconnects every client and stops background
-// tasks. It is safe to call more than once.
+// Close stops accepting, disconnects every client, stops background
+// tasks and runs the close hooks (the AOF's final write and fsync). It is
+// safe to call more than once; every call returns once all of it is done,
+// and so does Serve.
 func (s *Server) Close() error {
 	if !s.closing.CompareAndSwap(false, true) {
-		<-s.done
+		<-s.stopped
 		return nil
 	}
 	s.closeListeners()
@@ -254,8 +275,17 @@ func (s *Server) Close() error {
 	s.loop.p.wake() // the loop may have gone back to waiting meanwhile
 	close(s.done)
 	s.wg.Wait()
+	s.runCloseHooks()
 	s.loop.p.close()
+	close(s.stopped)
 	return nil
+}
+
+// runCloseHooks runs the close hooks.
+func (s *Server) runCloseHooks() {
+	for _, fn := range closeHooks {
+		fn(s)
+	}
 }
 
 // Done is closed when the server has stopped (Close or SHUTDOWN).

@@ -1,0 +1,58 @@
+package aof
+
+import (
+	"bufio"
+	"io"
+	"os"
+)
+
+// ScanFile reads the AOF file at path (a base or an incremental file) and
+// calls fn for each command, in order, with the byte offsets where the
+// command starts and ends. A file in RDB format (a base written by
+// redis-server with aof-use-rdb-preamble yes) is decoded into commands
+// first (those commands are reported with offsets 0, 0); any commands after
+// it are read as well, as Redis reads an old-style preamble AOF.
+//
+// It returns the file's size. Problems in the file are *TruncatedError
+// (the last command is incomplete), *FormatError or *RDBError; an error
+// returned by fn stops the scan and is returned as is.
+func ScanFile(path string, fn func(args [][]byte, start, end int64) error) (int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	size := fi.Size()
+	return size, Scan(f, size, fn)
+}
+
+// Scan is ScanFile over r, which holds size bytes (-1 if unknown).
+func Scan(r io.Reader, size int64, fn func(args [][]byte, start, end int64) error) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var off int64
+	if head, _ := br.Peek(5); IsRDB(head) {
+		n, err := decodeRDB(br, func(args [][]byte) error { return fn(args, 0, 0) })
+		if err != nil {
+			return err
+		}
+		off = n
+	}
+	rd := newReaderAt(br, off, size)
+	for {
+		start := rd.Offset()
+		args, err := rd.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := fn(args, start, rd.Offset()); err != nil {
+			return err
+		}
+	}
+}
