@@ -58,7 +58,9 @@ func (s *Server) processCommand(c *client, args [][]byte) bool {
 		return true
 	}
 	s.call(c, cmd, args)
-	s.afterCommandLocked()
+	if !s.scriptBusyLocked() { // blocked clients wait for the script's end
+		s.afterCommandLocked()
+	}
 	return true
 }
 

@@ -48,6 +48,8 @@ type Server struct {
 	startTime time.Time
 	runID     string
 
+	scripting scripting // mu: Lua scripts and functions (script_run.go)
+
 	activeExpire bool          // mu: DEBUG SET-ACTIVE-EXPIRE
 	expireCycle  expire.Cycle // used only by the cron goroutine
 	configFile   string // absolute path of the config file, "" if none
@@ -263,14 +265,14 @@ func (s *Server) cron() {
 			p.Kind = expire.Fast
 		}
 		if active {
-			s.expireCycle.Run(s.ks, &s.mu, s.clock.UnixMilli, p)
+			s.expireCycle.Run(s.ks, engineLocker{s}, s.clock.UnixMilli, p)
 		}
 	}
 }
 
 // cronOnce runs one round of background work under the engine lock.
 func (s *Server) cronOnce() {
-	s.mu.Lock()
+	engineLocker{s}.Lock()
 	defer s.mu.Unlock()
 	s.ks.SetTime(s.clock.UnixMilli())
 	s.ks.DatabasesCron(time.Millisecond)

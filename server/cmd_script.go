@@ -1,0 +1,130 @@
+package server
+
+import (
+	"bytes"
+
+	"github.com/miniwatchd/miniwatchd/protocol"
+	"github.com/miniwatchd/miniwatchd/script"
+)
+
+// EVAL, EVALSHA, EVAL_RO, EVALSHA_RO and SCRIPT (Redis eval.c; spec §4).
+
+var scriptCommands = []commandDef{
+	{"eval", func(c *client, args [][]byte) { evalGeneric(c, args, false, false) }},
+	{"evalsha", func(c *client, args [][]byte) { evalGeneric(c, args, true, false) }},
+	{"eval_ro", func(c *client, args [][]byte) { evalGeneric(c, args, false, true) }},
+	{"evalsha_ro", func(c *client, args [][]byte) { evalGeneric(c, args, true, true) }},
+	{"script|load", cmdScriptLoad},
+	{"script|exists", cmdScriptExists},
+	{"script|flush", cmdScriptFlush},
+	{"script|kill", func(c *client, args [][]byte) { c.srv.scriptKillLocked(c, true) }},
+	{"script|debug", cmdScriptDebug},
+	{"script|help", cmdHelp},
+}
+
+func init() { registerFamily(scriptCommands) }
+
+var (
+	errNumKeysNegative = protocol.Error("ERR Number of keys can't be negative")
+	errNumKeysTooMany  = protocol.Error("ERR Number of keys can't be greater than number of args")
+	errROWithWriteFlag = protocol.Error("ERR Can not execute a script with write flag using *_ro command.")
+)
+
+// parseNumKeys reads the numkeys argument of EVAL and FCALL; notInt is the
+// error for a value that is not an integer.
+func parseNumKeys(c *client, args [][]byte, notInt protocol.Error) (int, bool) {
+	n, ok := protocol.ParseInt(args[2])
+	switch {
+	case !ok:
+		c.fail(notInt)
+	case n > int64(len(args)-3):
+		c.fail(errNumKeysTooMany)
+	case n < 0:
+		c.fail(errNumKeysNegative)
+	default:
+		return int(n), true
+	}
+	return 0, false
+}
+
+// evalGeneric is evalGenericCommand for the four EVAL forms.
+func evalGeneric(c *client, args [][]byte, sha, ro bool) {
+	s := c.srv
+	st := s.scriptsLocked()
+	if sha && len(args[1]) != 40 {
+		c.fail(protocol.ErrNoScript)
+		return
+	}
+	numkeys, ok := parseNumKeys(c, args, protocol.ErrNotInteger)
+	if !ok {
+		return
+	}
+	var sc *script.Script
+	if sha {
+		if sc = st.engine.Lookup(args[1]); sc == nil {
+			c.fail(protocol.ErrNoScript)
+			return
+		}
+	} else {
+		var msg string
+		if sc, msg = st.engine.Load(args[1]); sc == nil {
+			c.fail(protocol.Error(msg))
+			return
+		}
+	}
+	readOnly := ro
+	if sc.Flags&script.FlagCompat == 0 {
+		if sc.Flags&script.FlagNoWrites != 0 {
+			readOnly = true
+		} else if ro {
+			c.fail(errROWithWriteFlag)
+			return
+		}
+	}
+	keys, argv := args[3:3+numkeys], args[3+numkeys:]
+	s.runScriptLocked(c, args, sc.SHA, true, readOnly, func(h script.Host) script.Result {
+		return st.engine.Run(sc, &script.Run{Host: h, Name: sc.SHA, Keys: keys, Args: argv}, &c.w)
+	})
+}
+
+func cmdScriptLoad(c *client, args [][]byte) {
+	sc, msg := c.srv.scriptsLocked().engine.Load(args[2])
+	if sc == nil {
+		c.fail(protocol.Error(msg))
+		return
+	}
+	c.w.BulkString(sc.SHA)
+}
+
+func cmdScriptExists(c *client, args [][]byte) {
+	e := c.srv.scriptsLocked().engine
+	c.w.Array(len(args) - 2)
+	for _, sha := range args[2:] {
+		if e.Lookup(sha) != nil {
+			c.w.Int(1)
+		} else {
+			c.w.Int(0)
+		}
+	}
+}
+
+func cmdScriptFlush(c *client, args [][]byte) {
+	if len(args) > 3 || (len(args) == 3 && !bytes.EqualFold(args[2], []byte("sync")) && !bytes.EqualFold(args[2], []byte("async"))) {
+		c.fail(protocol.Error("ERR SCRIPT FLUSH only support SYNC|ASYNC option"))
+		return
+	}
+	c.srv.scriptsLocked().engine.Flush()
+	c.w.OK()
+}
+
+// cmdScriptDebug accepts NO; the Lua debugger (YES, SYNC) is not provided.
+func cmdScriptDebug(c *client, args [][]byte) {
+	switch {
+	case bytes.EqualFold(args[2], []byte("no")):
+		c.w.OK()
+	case bytes.EqualFold(args[2], []byte("yes")), bytes.EqualFold(args[2], []byte("sync")):
+		c.fail(protocol.Error("ERR The Lua debugger is not supported by this server"))
+	default:
+		c.fail(protocol.Error("ERR Use SCRIPT DEBUG YES/SYNC/NO"))
+	}
+}
