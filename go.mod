@@ -3,9 +3,12 @@ module github.com/miniwatchd/miniwatchd
 go 1.26.8
 
 require (
-	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/cespare/xxhash/v2 v2.3.0
+	github.com/tidwall/redcon v1.6.4
+	github.com/yuin/gopher-lua v1.1.2
+)
+
+require (
 	github.com/tidwall/btree v1.1.0 // indirect
 	github.com/tidwall/match v1.1.1 // indirect
-	github.com/tidwall/redcon v1.6.4 // indirect
-	github.com/yuin/gopher-lua v1.1.2 // indirect
 )

@@ -294,18 +294,18 @@ func TestDictShrink(t *testing.T) {
 
 // dictScanScenario drives a full Scan while mutating the dict between calls.
 type dictScanScenario struct {
-	name     string
-	seed     uint64
-	stable   int // keys present for the whole scan; all must be returned
-	initial  int // extra keys present at the start, which may be removed
-	prepare  func(t testing.TB, d *dictTest, h *dictScanHarness)
-	between  func(call int, d *dictTest, h *dictScanHarness)
+	name    string
+	seed    uint64
+	stable  int // keys present for the whole scan; all must be returned
+	initial int // extra keys present at the start, which may be removed
+	prepare func(t testing.TB, d *dictTest, h *dictScanHarness)
+	between func(call int, d *dictTest, h *dictScanHarness)
 	// mutateCalls limits between to the first calls (default 300): a
 	// table that keeps growing forever can outrun any cursor.
 	mutateCalls int
-	wantGrow bool // some Scan call must run while the table grows
-	wantSh   bool // some Scan call must run while the table shrinks
-	minCalls int  // the scan must take at least this many calls
+	wantGrow    bool // some Scan call must run while the table grows
+	wantSh      bool // some Scan call must run while the table shrinks
+	minCalls    int  // the scan must take at least this many calls
 }
 
 // dictScanHarness tracks the transient keys that between-call mutations add

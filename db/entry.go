@@ -88,18 +88,18 @@ const (
 	metaRawStr    = 1 << 29
 )
 
-func (e *entry) dictKey() string        { return e.kv[:e.klen] }
-func (e *entry) dictNext() *entry       { return e.next }
-func (e *entry) setDictNext(n *entry)   { e.next = n }
-func (e *entry) key() string            { return e.kv[:e.klen] }
-func (e *entry) typ() Type              { return Type((e.meta & metaTypeMask) >> metaTypeShift) }
-func (e *entry) hasTTL() bool           { return e.meta&metaHasTTL != 0 }
-func (e *entry) lru() uint32            { return e.meta & metaLRUMask }
-func (e *entry) setLRU(v uint32)        { e.meta = e.meta&^metaLRUMask | v&metaLRUMask }
-func (e *entry) setHasTTL(v bool)       { e.meta = setBit(e.meta, metaHasTTL, v) }
-func (e *entry) setRawEncoding(v bool)  { e.meta = setBit(e.meta, metaRawStr, v) }
-func (e *entry) rawEncoding() bool      { return e.meta&metaRawStr != 0 }
-func (e *entry) setType(t Type)         { e.meta = e.meta&^metaTypeMask | uint32(t)<<metaTypeShift }
+func (e *entry) dictKey() string       { return e.kv[:e.klen] }
+func (e *entry) dictNext() *entry      { return e.next }
+func (e *entry) setDictNext(n *entry)  { e.next = n }
+func (e *entry) key() string           { return e.kv[:e.klen] }
+func (e *entry) typ() Type             { return Type((e.meta & metaTypeMask) >> metaTypeShift) }
+func (e *entry) hasTTL() bool          { return e.meta&metaHasTTL != 0 }
+func (e *entry) lru() uint32           { return e.meta & metaLRUMask }
+func (e *entry) setLRU(v uint32)       { e.meta = e.meta&^metaLRUMask | v&metaLRUMask }
+func (e *entry) setHasTTL(v bool)      { e.meta = setBit(e.meta, metaHasTTL, v) }
+func (e *entry) setRawEncoding(v bool) { e.meta = setBit(e.meta, metaRawStr, v) }
+func (e *entry) rawEncoding() bool     { return e.meta&metaRawStr != 0 }
+func (e *entry) setType(t Type)        { e.meta = e.meta&^metaTypeMask | uint32(t)<<metaTypeShift }
 func setBit(m, bit uint32, v bool) uint32 {
 	if v {
 		return m | bit

@@ -25,14 +25,14 @@ type Observer interface {
 
 // Stats are the keyspace counters INFO reports.
 type Stats struct {
-	ExpiredKeys               int64
-	EvictedKeys               int64
-	KeyspaceHits              int64
-	KeyspaceMisses            int64
-	ExpiredStalePerc          float64
-	ExpiredTimeCapReachedCnt  int64
-	ExpireCycleCPUMillis      int64
-	Dirty                     int64 // modifications since start (rdb_changes_since_last_save)
+	ExpiredKeys              int64
+	EvictedKeys              int64
+	KeyspaceHits             int64
+	KeyspaceMisses           int64
+	ExpiredStalePerc         float64
+	ExpiredTimeCapReachedCnt int64
+	ExpireCycleCPUMillis     int64
+	Dirty                    int64 // modifications since start (rdb_changes_since_last_save)
 }
 
 // Keyspace is every logical database of a server, plus the state they share:
@@ -89,6 +89,7 @@ type dataset struct {
 	expires       dict[expEntry, *expEntry]
 	avgTTL        int64
 	expiresCursor uint64
+	used          int64 // estimated bytes of the keys (memory.go)
 }
 
 // DB is one logical database.
@@ -123,9 +124,9 @@ func (d *DB) AvgTTL() int64 { return d.data.avgTTL }
 type lookupFlags uint8
 
 const (
-	lookupRead    lookupFlags = 1 << iota // count keyspace hits and misses
-	lookupNoTouch                         // do not update the LRU/LFU data
-	lookupNoExpire                        // report stale keys as missing but do not delete them
+	lookupRead     lookupFlags = 1 << iota // count keyspace hits and misses
+	lookupNoTouch                          // do not update the LRU/LFU data
+	lookupNoExpire                         // report stale keys as missing but do not delete them
 )
 
 // lookup finds key. A key past its deadline is deleted through the single
@@ -226,6 +227,7 @@ func (d *DB) removeIfStale(e *entry) bool {
 
 // unlink removes e from both tables without any signal.
 func (d *DB) unlink(e *entry) {
+	d.accountRemove(e)
 	if e.hasTTL() {
 		d.data.expires.Remove(e.key())
 	}
@@ -238,6 +240,7 @@ func (d *DB) unlink(e *entry) {
 func (d *DB) insert(e *entry) {
 	d.ks.initAccess(e)
 	d.data.main.Insert(e)
+	d.accountInsert(e)
 	if o := d.ks.observer; o != nil {
 		o.Notify(d, EvNew, e.key())
 		if t := e.typ(); t == TypeList || t == TypeZSet || t == TypeStream {
@@ -256,6 +259,7 @@ func (d *DB) setDeadline(e *entry, when int64) {
 	}
 	d.data.expires.Insert(&expEntry{e: e, when: when})
 	e.setHasTTL(true)
+	d.data.used += expEntryBytes
 }
 
 // clearDeadline removes e's TTL and reports whether it had one.
@@ -265,6 +269,7 @@ func (d *DB) clearDeadline(e *entry) bool {
 	}
 	d.data.expires.Remove(e.key())
 	e.setHasTTL(false)
+	d.data.used -= expEntryBytes
 	return true
 }
 
@@ -278,6 +283,11 @@ func (d *DB) clearDeadline(e *entry) bool {
 // The "new" event of a created key is raised earlier, by insert, as Redis's
 // dbAdd does.
 func (d *DB) signal(key string, present bool, evs ...Event) {
+	if present {
+		if e := d.data.main.Find(key); e != nil && e.val != nil {
+			d.accountValueChange(e)
+		}
+	}
 	d.watched.Touch(key, present)
 	d.ks.Stats.Dirty++
 	o := d.ks.observer

@@ -274,3 +274,34 @@ func TestAppendAndSetRange(t *testing.T) {
 		t.Fatalf("encoding %q, want raw", info.Encoding)
 	}
 }
+
+func TestMemoryAccountingReturnsToZero(t *testing.T) {
+	ks, _ := newTestKS(t)
+	d := ks.DB(0)
+	for i := 0; i < 500; i++ {
+		k := []byte{'k', byte(i >> 8), byte(i)}
+		d.SetString(k, []byte("value"), TTLClear, 0, EvSet)
+		if i%3 == 0 {
+			d.Expire(k, 5_000_000)
+		}
+		if i%5 == 0 {
+			d.AppendString(k, []byte("more bytes here"), 1<<20)
+		}
+		if i%7 == 0 {
+			d.SetRange(k, 100, []byte("x"), 1<<20)
+		}
+	}
+	if ks.UsedMemory() <= 500*64 {
+		t.Fatalf("used %d is implausibly small", ks.UsedMemory())
+	}
+	d.Rename([]byte{'k', 0, 1}, []byte("renamed"), false)
+	d.Copy([]byte{'k', 0, 2}, ks.DB(1), []byte("copied"), false)
+	ks.DB(1).Flush()
+	for i := 0; i < 500; i++ {
+		d.Delete([]byte{'k', byte(i >> 8), byte(i)})
+	}
+	d.Delete([]byte("renamed"))
+	if got := ks.UsedMemory(); got != 0 {
+		t.Fatalf("used memory %d after deleting every key, want 0", got)
+	}
+}

@@ -51,7 +51,9 @@ func (d *DB) SetString(key, val []byte, mode TTLMode, at int64, ev Event) {
 		e = newStringEntry(key, val)
 		d.insert(e)
 	} else {
+		before := baseSize(e)
 		e.setStr(val)
+		d.accountBase(e, before)
 		if mode == TTLClear {
 			d.clearDeadline(e)
 		}
@@ -83,8 +85,10 @@ func (d *DB) AppendString(key, suffix []byte, maxLen int64) (int, error) {
 	if int64(len(cur))+int64(len(suffix)) > maxLen {
 		return 0, protocol.ErrStringTooLong
 	}
+	before := baseSize(e)
 	r := e.rawBuffer()
 	r.b = append(r.b, suffix...)
+	d.accountBase(e, before)
 	d.signal(e.key(), true, EvAppend)
 	return len(r.b), nil
 }
@@ -118,11 +122,13 @@ func (d *DB) SetRange(key []byte, offset int64, val []byte, maxLen int64) (int, 
 		d.signal(e.key(), true, EvSetRange)
 		return end, nil
 	}
+	before := baseSize(e)
 	r := e.rawBuffer()
 	if end > len(r.b) {
 		r.b = append(r.b, make([]byte, end-len(r.b))...)
 	}
 	copy(r.b[offset:], val)
+	d.accountBase(e, before)
 	d.signal(e.key(), true, EvSetRange)
 	return len(r.b), nil
 }

@@ -2,6 +2,7 @@ package expire
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -12,21 +13,41 @@ import (
 //
 // It is safe for concurrent use.
 type Clock struct {
-	mu       sync.Mutex
+	mu       sync.Mutex    // serialises changes; Now reads view without it
 	offset   time.Duration // added to the wall clock while not frozen
 	frozen   bool
 	frozenAt time.Time
 	onChange []func()
+	view     atomic.Pointer[clockView] // published copy of the three fields above
+}
+
+type clockView struct {
+	offset   time.Duration
+	frozen   bool
+	frozenAt time.Time
 }
 
 // NewClock returns a clock that follows the wall clock.
-func NewClock() *Clock { return &Clock{} }
+func NewClock() *Clock {
+	c := &Clock{}
+	c.view.Store(&clockView{})
+	return c
+}
 
-// Now returns the clock's current time.
+// Now returns the clock's current time. It takes no lock: it runs at the
+// start of every command.
 func (c *Clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.nowLocked()
+	v := c.view.Load()
+	if v == nil { // the zero Clock follows the wall clock
+		return time.Now()
+	}
+	if v.frozen {
+		return v.frozenAt
+	}
+	if v.offset == 0 {
+		return time.Now()
+	}
+	return time.Now().Add(v.offset)
 }
 
 func (c *Clock) nowLocked() time.Time {
@@ -34,6 +55,11 @@ func (c *Clock) nowLocked() time.Time {
 		return c.frozenAt
 	}
 	return time.Now().Add(c.offset)
+}
+
+// publishLocked makes a change visible to Now.
+func (c *Clock) publishLocked() {
+	c.view.Store(&clockView{offset: c.offset, frozen: c.frozen, frozenAt: c.frozenAt})
 }
 
 // UnixMilli returns the current time in unix milliseconds.
@@ -49,6 +75,7 @@ func (c *Clock) Freeze() {
 		c.frozenAt = c.nowLocked()
 		c.frozen = true
 	}
+	c.publishLocked()
 	c.mu.Unlock()
 }
 
@@ -59,15 +86,15 @@ func (c *Clock) Unfreeze() {
 		c.offset = time.Until(c.frozenAt)
 		c.frozen = false
 	}
+	c.publishLocked()
 	c.mu.Unlock()
 	c.changed()
 }
 
 // Frozen reports whether the clock is frozen.
 func (c *Clock) Frozen() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.frozen
+	v := c.view.Load()
+	return v != nil && v.frozen
 }
 
 // Set moves the clock to t (it stays frozen if it was).
@@ -78,6 +105,7 @@ func (c *Clock) Set(t time.Time) {
 	} else {
 		c.offset = time.Until(t)
 	}
+	c.publishLocked()
 	c.mu.Unlock()
 	c.changed()
 }
@@ -90,6 +118,7 @@ func (c *Clock) Advance(d time.Duration) {
 	} else {
 		c.offset += d
 	}
+	c.publishLocked()
 	c.mu.Unlock()
 	c.changed()
 }
@@ -99,6 +128,7 @@ func (c *Clock) Reset() {
 	c.mu.Lock()
 	c.frozen = false
 	c.offset = 0
+	c.publishLocked()
 	c.mu.Unlock()
 	c.changed()
 }

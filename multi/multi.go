@@ -11,12 +11,12 @@ package multi
 
 // State is one client's transaction state. The zero value is "not in MULTI".
 type State struct {
-	active    bool
-	poisoned  bool // CLIENT_DIRTY_EXEC: a command was rejected while queueing
-	cmds      []queued
-	arena     []byte
-	argOffs   []int // start offsets into arena; arg i spans argOffs[i]..argOffs[i+1]
-	anyWrite  bool
+	active     bool
+	poisoned   bool // CLIENT_DIRTY_EXEC: a command was rejected while queueing
+	cmds       []queued
+	arena      []byte
+	argOffs    []int // start offsets into arena; arg i spans argOffs[i]..argOffs[i+1]
+	anyWrite   bool
 	anyDenyOOM bool
 }
 

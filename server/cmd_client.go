@@ -291,7 +291,7 @@ func cmdClientKill(c *client, args [][]byte) {
 	var (
 		id                   int64 = -1
 		addr, laddr, user, t string
-		skipme                     = true
+		skipme               = true
 	)
 	for i := 2; i < len(args); i += 2 {
 		if i+1 >= len(args) {

@@ -237,13 +237,12 @@ func fcallGeneric(c *client, args [][]byte, ro bool) {
 	if !ok {
 		return
 	}
-	readOnly := ro || f.Flags&script.FlagNoWrites != 0
-	if ro && f.Flags&script.FlagNoWrites == 0 {
-		c.fail(errROWithWriteFlag)
+	r := &scriptRun{name: f.Name, readOnly: ro}
+	if !prepareFlags(c, f.Flags, ro, r) {
 		return
 	}
 	keys, argv := args[3:3+numkeys], args[3+numkeys:]
-	s.runScriptLocked(c, args, f.Name, false, readOnly, func(h script.Host) script.Result {
+	s.runScriptLocked(c, args, r, func(h script.Host) script.Result {
 		return lib.Call(f, &script.Run{Host: h, Name: f.Name, Keys: keys, Args: argv}, &c.w)
 	})
 }

@@ -72,19 +72,41 @@ func evalGeneric(c *client, args [][]byte, sha, ro bool) {
 			return
 		}
 	}
-	readOnly := ro
+	r := &scriptRun{name: sc.SHA, eval: true, readOnly: ro}
 	if sc.Flags&script.FlagCompat == 0 {
-		if sc.Flags&script.FlagNoWrites != 0 {
-			readOnly = true
-		} else if ro {
-			c.fail(errROWithWriteFlag)
+		if !prepareFlags(c, sc.Flags, ro, r) {
 			return
 		}
 	}
 	keys, argv := args[3:3+numkeys], args[3+numkeys:]
-	s.runScriptLocked(c, args, sc.SHA, true, readOnly, func(h script.Host) script.Result {
+	s.runScriptLocked(c, args, r, func(h script.Host) script.Result {
 		return st.engine.Run(sc, &script.Run{Host: h, Name: sc.SHA, Keys: keys, Args: argv}, &c.w)
 	})
+}
+
+// prepareFlags applies the flags of a script that declares them
+// (scriptPrepareForRun): allow-oom, the out-of-memory refusal, no-writes
+// and the *_RO refusal of write scripts. It reports whether to run.
+func prepareFlags(c *client, flags script.Flags, ro bool, r *scriptRun) bool {
+	s := c.srv
+	r.allowOOM = flags&script.FlagAllowOOM != 0
+	if !r.allowOOM && s.mem.scriptOOM && s.cfg.MaxMemory != 0 {
+		if flags&script.FlagNoWrites == 0 {
+			// processCommand refuses it: such a script is a deny-oom
+			// command (scriptFlagsToCmdFlags).
+			c.fail(protocol.ErrOOM)
+		} else {
+			c.fail(protocol.Error("OOM allow-oom flag is not set on the script, can not run it when used memory > 'maxmemory'"))
+		}
+		return false
+	}
+	if flags&script.FlagNoWrites != 0 {
+		r.readOnly = true
+	} else if ro {
+		c.fail(errROWithWriteFlag)
+		return false
+	}
+	return true
 }
 
 func cmdScriptLoad(c *client, args [][]byte) {

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"sort"
 	"time"
 
 	"github.com/miniwatchd/miniwatchd/protocol"
@@ -138,15 +139,36 @@ func (c *client) fail(err error) {
 // Redis's order. It returns the rejection error, or "".
 func (s *Server) checkBeforeCallLocked(c *client, cmd *command) protocol.Error {
 	for _, check := range preCallChecks {
-		if err := check(s, c, cmd); err != "" {
+		if err := check.fn(s, c, cmd); err != "" {
 			return err
 		}
 	}
 	return ""
 }
 
-// preCallChecks are registered by subsystems in init, in Redis's order.
-var preCallChecks []func(s *Server, c *client, cmd *command) protocol.Error
+// Positions of the subsystem checks in processCommand, in Redis's order.
+const (
+	checkOrderOOM     = 10 // maxmemory: evict, or refuse deny-oom commands
+	checkOrderDisk    = 20 // MISCONF: persistence errors refuse writes
+	checkOrderPubSub  = 30 // RESP2 subscribed mode allows only (P|S)(UN)SUBSCRIBE/PING/QUIT/RESET
+	checkOrderLoading = 40
+	checkOrderBusy    = 50 // a busy script allows only a few commands
+)
+
+type preCallCheck struct {
+	order int
+	fn    func(s *Server, c *client, cmd *command) protocol.Error
+}
+
+// preCallChecks are the subsystem checks, sorted by order.
+var preCallChecks []preCallCheck
+
+// registerPreCallCheck adds a subsystem check at position order (one of the
+// checkOrder constants); subsystems call it from init.
+func registerPreCallCheck(order int, fn func(s *Server, c *client, cmd *command) protocol.Error) {
+	preCallChecks = append(preCallChecks, preCallCheck{order, fn})
+	sort.SliceStable(preCallChecks, func(i, j int) bool { return preCallChecks[i].order < preCallChecks[j].order })
+}
 
 // afterCommandLocked runs what Redis runs after each top-level command:
 // serving clients blocked on keys that became ready.

@@ -139,21 +139,50 @@ func (s *Server) blockedClientsLocked() int {
 func (s *Server) infoMemory(b *strings.Builder) {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	used := int64(ms.HeapAlloc)
+	used := s.usedMemoryLocked()
+	rss := rssBytes()
+	dataset := s.ks.UsedMemory()
 	field(b, "used_memory", used)
 	field(b, "used_memory_human", bytesHuman(used))
-	field(b, "used_memory_rss", int64(ms.Sys-ms.HeapReleased))
-	field(b, "used_memory_rss_human", bytesHuman(int64(ms.Sys-ms.HeapReleased)))
-	field(b, "used_memory_peak", used)
-	field(b, "used_memory_peak_human", bytesHuman(used))
-	field(b, "maxmemory", 0)
-	field(b, "maxmemory_human", "0B")
-	field(b, "maxmemory_policy", "noeviction")
-	field(b, "mem_fragmentation_ratio", fmt.Sprintf("%.2f", float64(ms.Sys-ms.HeapReleased)/float64(max(used, 1))))
+	field(b, "used_memory_rss", rss)
+	field(b, "used_memory_rss_human", bytesHuman(rss))
+	field(b, "used_memory_peak", s.mem.peak)
+	field(b, "used_memory_peak_human", bytesHuman(s.mem.peak))
+	field(b, "used_memory_peak_perc", fmt.Sprintf("%.2f%%", float64(used)*100/float64(max(s.mem.peak, 1))))
+	field(b, "used_memory_overhead", used-dataset)
+	field(b, "used_memory_startup", s.mem.startup)
+	field(b, "used_memory_dataset", dataset)
+	field(b, "used_memory_dataset_perc", fmt.Sprintf("%.2f%%", float64(dataset)*100/float64(max(used-s.mem.startup, 1))))
+	field(b, "total_system_memory", totalSystemMemory())
+	field(b, "total_system_memory_human", bytesHuman(totalSystemMemory()))
+	field(b, "maxmemory", s.cfg.MaxMemory)
+	field(b, "maxmemory_human", bytesHuman(int64(s.cfg.MaxMemory)))
+	field(b, "maxmemory_policy", s.cfg.MaxMemoryPolicy)
+	field(b, "mem_fragmentation_ratio", fmt.Sprintf("%.2f", float64(rss)/float64(max(used, 1))))
+	field(b, "mem_fragmentation_bytes", rss-used)
+	field(b, "mem_not_counted_for_evict", 0)
+	field(b, "mem_clients_normal", s.mem.clients)
 	field(b, "mem_allocator", "go-"+runtime.Version())
 	field(b, "go_heap_alloc", ms.HeapAlloc)
+	field(b, "go_heap_inuse", ms.HeapInuse)
 	field(b, "go_heap_sys", ms.HeapSys)
-	field(b, "go_num_gc", ms.NumGC)
+	field(b, "go_heap_released", ms.HeapReleased)
+	field(b, "go_gc_count", ms.NumGC)
+}
+
+// totalSystemMemory reads MemTotal from /proc/meminfo.
+func totalSystemMemory() int64 {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "MemTotal:" {
+			n, _ := strconv.ParseInt(f[1], 10, 64)
+			return n * 1024
+		}
+	}
+	return 0
 }
 
 // bytesHuman formats n as Redis's bytesToHuman does.

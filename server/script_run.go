@@ -61,6 +61,7 @@ type scriptRun struct {
 	readOnly bool     // *_RO command or a no-writes script
 	start    time.Time
 	snapshot int64 // the keyspace time of the script (spec L-12)
+	allowOOM bool  // a shebang script with allow-oom
 	wrote    bool  // a write command ran (SCRIPT_WRITE_DIRTY)
 	timedOut bool  // past busy-reply-threshold
 	killed   bool  // SCRIPT KILL / FUNCTION KILL
@@ -94,7 +95,7 @@ func (s *Server) scriptBusyError() protocol.Error {
 }
 
 func init() {
-	preCallChecks = append(preCallChecks, func(s *Server, c *client, cmd *command) protocol.Error {
+	registerPreCallCheck(checkOrderBusy, func(s *Server, c *client, cmd *command) protocol.Error {
 		if s.scriptBusyLocked() && !cmd.has(flagAllowBusy) {
 			return s.scriptBusyError()
 		}
@@ -102,15 +103,13 @@ func init() {
 	})
 }
 
-// runScriptLocked runs a script for caller with the checks of
-// scriptPrepareForRun done by the caller; body runs the VM and writes the
-// reply to caller.w.
-func (s *Server) runScriptLocked(caller *client, args [][]byte, name string, eval, readOnly bool, body func(h script.Host) script.Result) {
+// runScriptLocked runs a script (r names it) for caller, the checks of
+// scriptPrepareForRun done; body runs the VM and writes the reply to
+// caller.w.
+func (s *Server) runScriptLocked(caller *client, args [][]byte, r *scriptRun, body func(h script.Host) script.Result) {
 	st := s.scriptsLocked()
-	r := &scriptRun{
-		s: s, caller: caller, argv: args, name: name, eval: eval, readOnly: readOnly,
-		start: time.Now(), snapshot: s.clock.UnixMilli(),
-	}
+	r.s, r.caller, r.argv = s, caller, args
+	r.start, r.snapshot = time.Now(), s.clock.UnixMilli()
 	sc := st.sc
 	sc.db = caller.db
 	sc.w.Reset()
@@ -143,6 +142,10 @@ func (r *scriptRun) Call(args [][]byte, proto int) ([]byte, string) {
 	}
 	if r.readOnly && cmd.has(flagWrite|flagMayReplicate) {
 		return nil, "Write commands are not allowed from read-only scripts."
+	}
+	// scriptVerifyOOM: only before the script's first write.
+	if s.cfg.MaxMemory != 0 && !r.allowOOM && !r.wrote && s.mem.scriptOOM && cmd.has(flagDenyOOM) {
+		return nil, "-" + string(protocol.ErrOOM)
 	}
 	if cmd.has(flagWrite) {
 		r.wrote = true

@@ -50,10 +50,19 @@ type Server struct {
 
 	scripting scripting // mu: Lua scripts and functions (script_run.go)
 
-	activeExpire bool          // mu: DEBUG SET-ACTIVE-EXPIRE
+	activeExpire bool         // mu: DEBUG SET-ACTIVE-EXPIRE
 	expireCycle  expire.Cycle // used only by the cron goroutine
-	configFile   string // absolute path of the config file, "" if none
+	configFile   string       // absolute path of the config file, "" if none
+	mem          memState
 }
+
+// startHooks run once, under the engine lock, when a server is created
+// (subsystems wire their configuration hooks here); cronHooks run under the
+// engine lock on every cron round (hz times a second).
+var (
+	startHooks []func(s *Server)
+	cronHooks  []func(s *Server)
+)
 
 // stats are the counters INFO reports that the keyspace does not keep.
 type stats struct {
@@ -92,6 +101,11 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.params = newParamRegistry(s)
 	s.ks.SetObserver(observer{s})
+	s.mu.Lock()
+	for _, fn := range startHooks {
+		fn(s)
+	}
+	s.mu.Unlock()
 	return s, nil
 }
 
@@ -277,6 +291,9 @@ func (s *Server) cronOnce() {
 	s.ks.SetTime(s.clock.UnixMilli())
 	s.ks.DatabasesCron(time.Millisecond)
 	s.closeTimedOutClientsLocked()
+	for _, fn := range cronHooks {
+		fn(s)
+	}
 }
 
 func newRunID() string {

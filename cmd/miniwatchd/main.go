@@ -117,5 +117,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, started chan<
 		return 1
 	}
 	log.Warn("miniwatchd is now ready to exit, bye bye...")
+	stopProfile()
 	return 0
 }
+
+// stopProfile ends profiling in builds with the pprof tag (see pprof.go).
+var stopProfile = func() {}
