@@ -313,9 +313,17 @@ func (vm *VM) baseLoad(L *lua.LState) int {
 			break
 		}
 		b.WriteString(s)
+		if b.Len() > maxLoadSize {
+			// Lua's parser reads the pieces lazily and stops at the first
+			// syntax error; a reader that never ends is cut here.
+			break
+		}
 	}
 	return vm.pushLoaded(L, b.String(), name)
 }
+
+// maxLoadSize bounds what load reads from its reader function.
+const maxLoadSize = 1 << 20
 
 // pushLoaded compiles src and pushes the chunk, or nil and the message.
 func (vm *VM) pushLoaded(L *lua.LState, src, name string) int {

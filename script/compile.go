@@ -121,7 +121,7 @@ func parseFlag(word string, fold bool) (Flags, bool) {
 // chunkID is Lua 5.1's luaO_chunkid: the name error messages print for a
 // chunk ("user_script", "[string \"return 1\"]", "...long/name").
 func chunkID(source string) string {
-	const bufflen = 60 // LUA_IDSIZE
+	const bufflen = 80 // LUA_IDSIZE in Redis's build
 	source = cString(source)
 	if strings.HasPrefix(source, "=") {
 		s := source[1:]
@@ -222,23 +222,11 @@ func compileWrapped(pre []ast.Stmt, body *ast.FunctionExpr, shortSrc string) (pr
 	return p, ""
 }
 
-// compileScript compiles an EVAL script body (after its shebang line) the
-// way Redis does: as "function f_<sha>() <body>\nend", so syntax errors and
-// line numbers are Redis's.
-func compileScript(sha string, code string) (*lua.FunctionProto, string) {
-	src := "function f_" + sha + "() " + code + "\nend"
-	stmts, msg := parseChunk(src, "user_script")
-	if msg != "" {
-		return nil, msg
-	}
-	if len(stmts) == 0 {
-		return nil, "user_script: empty chunk"
-	}
-	def, ok := stmts[0].(*ast.FuncDefStmt)
-	if !ok {
-		return nil, "user_script:1: unexpected symbol"
-	}
-	return compileWrapped(stmts[1:], def.Func, "user_script")
+// compileScript compiles an EVAL script body (from the newline that ends
+// its shebang line, so line numbers count from the top of the body) as a
+// main chunk named "user_script", as Redis 7.0 does.
+func compileScript(code string) (*lua.FunctionProto, string) {
+	return compileChunk(code, "user_script")
 }
 
 // compileChunk compiles a loadstring/load chunk (a vararg function).

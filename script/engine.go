@@ -80,7 +80,7 @@ func (e *Engine) Load(body []byte) (*Script, string) {
 	if msg != "" {
 		return nil, "ERR " + msg
 	}
-	p, msg := compileScript(sha, string(body[shebangLen:]))
+	p, msg := compileScript(string(body[shebangLen:]))
 	if msg != "" {
 		return nil, "ERR Error compiling script (new function): " + msg
 	}
