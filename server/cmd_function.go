@@ -22,7 +22,7 @@ var functionCommands = []commandDef{
 	{"function|restore", cmdFunctionRestore},
 	{"function|stats", cmdFunctionStats},
 	{"function|kill", func(c *client, args [][]byte) { c.srv.scriptKillLocked(c, false) }},
-	{"function|help", cmdHelp},
+	{"function|help", cmdScriptingHelp},
 	{"fcall", func(c *client, args [][]byte) { fcallGeneric(c, args, false) }},
 	{"fcall_ro", func(c *client, args [][]byte) { fcallGeneric(c, args, true) }},
 }

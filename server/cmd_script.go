@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"strings"
 
 	"github.com/miniwatchd/miniwatchd/protocol"
 	"github.com/miniwatchd/miniwatchd/script"
@@ -19,7 +20,7 @@ var scriptCommands = []commandDef{
 	{"script|flush", cmdScriptFlush},
 	{"script|kill", func(c *client, args [][]byte) { c.srv.scriptKillLocked(c, true) }},
 	{"script|debug", cmdScriptDebug},
-	{"script|help", cmdHelp},
+	{"script|help", cmdScriptingHelp},
 }
 
 func init() { registerFamily(scriptCommands) }
@@ -148,5 +149,17 @@ func cmdScriptDebug(c *client, args [][]byte) {
 		c.fail(protocol.Error("ERR The Lua debugger is not supported by this server"))
 	default:
 		c.fail(protocol.Error("ERR Use SCRIPT DEBUG YES/SYNC/NO"))
+	}
+}
+
+// cmdScriptingHelp answers SCRIPT HELP and FUNCTION HELP with Redis's text
+// (helpTexts holds every line Redis prints, its closing HELP lines
+// included).
+func cmdScriptingHelp(c *client, args [][]byte) {
+	lines := helpTexts[strings.ToLower(string(args[0]))]
+	c.w.Array(len(lines))
+	c.w.Status(strings.ToUpper(string(args[0])) + " <subcommand> [<arg> [value] [opt] ...]. Subcommands are:")
+	for _, l := range lines[1:] {
+		c.w.Status(l)
 	}
 }

@@ -7,18 +7,18 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
-
-	"github.com/miniwatchd/miniwatchd/server"
 )
 
 // A small differential helper for the scripting tests: a redis-server
-// 7.0.15 child process and an in-process miniwatchd, raw RESP frames read
-// from both and compared byte for byte. (Names start with "sd" so they do
+// 7.0.15 and a miniwatchd child process, raw RESP frames read from both and
+// compared byte for byte. (Names start with "sd" so they do
 // not collide with the shared harness.)
 
 // sdPair is one redis-server and one miniwatchd.
@@ -62,15 +62,55 @@ func sdNewPair(t *testing.T) *sdPair {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	cfg := server.DefaultConfig()
-	cfg.Port = 0
-	cfg.Bind = []string{"127.0.0.1"}
-	s, err := server.Start(cfg)
-	if err != nil {
+	return &sdPair{t: t, redis: addr, ours: sdStartOurs(t)}
+}
+
+var (
+	sdBuildOnce sync.Once
+	sdBinary    string
+	sdBuildErr  error
+)
+
+// sdStartOurs starts the miniwatchd binary (built once per test run, out
+// of process as the shared harness runs it) on a free port.
+func sdStartOurs(t *testing.T) string {
+	t.Helper()
+	sdBuildOnce.Do(func() {
+		// One binary per user, replaced atomically by each run.
+		sdBinary = filepath.Join(os.TempDir(), fmt.Sprintf("miniwatchd-scriptdiff-%d", os.Getuid()))
+		tmp := fmt.Sprintf("%s.%d", sdBinary, os.Getpid())
+		out, err := exec.Command("go", "build", "-o", tmp, "github.com/miniwatchd/miniwatchd/cmd/miniwatchd").CombinedOutput()
+		if err != nil {
+			sdBuildErr = fmt.Errorf("go build: %v\n%s", err, out)
+			return
+		}
+		sdBuildErr = os.Rename(tmp, sdBinary)
+	})
+	if sdBuildErr != nil {
+		t.Fatal(sdBuildErr)
+	}
+	port := sdFreePort(t)
+	cmd := exec.Command(sdBinary, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--loglevel", "warning")
+	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { s.Close() })
-	return &sdPair{t: t, redis: addr, ours: s.Addr().String()}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
+			c.Close()
+			return addr
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("miniwatchd did not start: %v", err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 func sdFreePort(t *testing.T) int {
