@@ -219,6 +219,11 @@ func compileWrapped(pre []ast.Stmt, body *ast.FunctionExpr, shortSrc string) (pr
 	if err != nil {
 		return nil, syntaxError(err, "", shortSrc)
 	}
+	if n := len(p.FunctionPrototypes); n > 0 && body.ParList.HasVargs {
+		// The body stands for a Lua main chunk, which gets no Lua 5.0
+		// "arg" table; gopher-lua would build one on every call.
+		p.FunctionPrototypes[n-1].IsVarArg &^= lua.VarArgNeedsArg
+	}
 	return p, ""
 }
 
