@@ -77,7 +77,7 @@ type entry struct {
 	val  any    // aggregate value or *rawString; nil for an inline string
 	next *entry // dict chain
 	klen uint32
-	meta uint32 // bits 0-23: LRU clock or LFU data; 24-27: Type; 28: has TTL; 29: raw string encoding
+	meta uint32 // bits 0-23: LRU clock or LFU data; 24-27: Type; 28: has TTL; 29: raw string encoding; 30: never int-encoded
 }
 
 const (
@@ -86,6 +86,7 @@ const (
 	metaTypeMask  = 0xf << metaTypeShift
 	metaHasTTL    = 1 << 28
 	metaRawStr    = 1 << 29
+	metaNoIntStr  = 1 << 30 // a string stored as given, never "int" (INCRBYFLOAT's result)
 )
 
 func (e *entry) dictKey() string       { return e.kv[:e.klen] }
@@ -131,6 +132,7 @@ func (e *entry) setStr(val []byte) {
 	e.val = nil
 	e.setType(TypeString)
 	e.setRawEncoding(false)
+	e.meta &^= metaNoIntStr
 }
 
 // setObj replaces the value with an aggregate (or raw string) of type t; the
@@ -142,6 +144,7 @@ func (e *entry) setObj(t Type, v any) {
 	e.val = v
 	e.setType(t)
 	e.setRawEncoding(false)
+	e.meta &^= metaNoIntStr
 }
 
 func newEntry(key string, t Type) *entry {

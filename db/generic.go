@@ -184,7 +184,7 @@ func (d *DB) Copy(src []byte, to *DB, dstKey []byte, replace bool) bool {
 	} else {
 		n = &entry{kv: string(dstKey), klen: uint32(len(dstKey)), val: e.val.(object).dup()}
 	}
-	n.meta = e.meta & (metaTypeMask | metaRawStr)
+	n.meta = e.meta & (metaTypeMask | metaRawStr | metaNoIntStr)
 	to.insert(n)
 	if when >= 0 {
 		to.setDeadline(n, when)

@@ -46,6 +46,17 @@ func (d *DB) GetStringForWrite(key []byte) ([]byte, bool, error) {
 // events, e.g. EvSet). mode says what happens to the TTL; with TTLSet the
 // deadline is at (unix ms) and an "expire" event follows evs, as SET EX does.
 func (d *DB) SetString(key, val []byte, mode TTLMode, at int64, ev Event) {
+	d.setString(key, val, mode, at, ev, false)
+}
+
+// SetStringNoInt is SetString for a value Redis stores without trying the
+// integer encoding (INCRBYFLOAT's createStringObjectFromLongDouble): OBJECT
+// ENCODING reports "embstr" (or "raw" past 44 bytes) even for "3".
+func (d *DB) SetStringNoInt(key, val []byte, mode TTLMode, at int64, ev Event) {
+	d.setString(key, val, mode, at, ev, true)
+}
+
+func (d *DB) setString(key, val []byte, mode TTLMode, at int64, ev Event, noInt bool) {
 	e := d.lookupWrite(key)
 	if e == nil {
 		e = newStringEntry(key, val)
@@ -57,6 +68,9 @@ func (d *DB) SetString(key, val []byte, mode TTLMode, at int64, ev Event) {
 		if mode == TTLClear {
 			d.clearDeadline(e)
 		}
+	}
+	if noInt {
+		e.meta |= metaNoIntStr
 	}
 	if mode == TTLSet {
 		d.setDeadline(e, at)
@@ -148,14 +162,15 @@ func (e *entry) rawBuffer() *rawString {
 }
 
 // StringEncoding returns what OBJECT ENCODING reports for a string value v
-// (tryObjectEncoding's choice): "int" for a value that string2l accepts,
+// (tryObjectEncoding's choice): "int" for a value that string2l accepts
+// (unless stored by SetStringNoInt),
 // "embstr" up to 44 bytes, "raw" beyond, or for values edited in place.
 func stringEncoding(e *entry) string {
 	v := e.str()
 	if e.rawEncoding() {
 		return "raw"
 	}
-	if len(v) <= 20 {
+	if len(v) <= 20 && e.meta&metaNoIntStr == 0 {
 		if _, ok := protocol.ParseInt(v); ok {
 			return "int"
 		}

@@ -27,16 +27,15 @@ var clientCommands = []commandDef{
 
 func init() { registerFamily(clientCommands) }
 
-// cmdHelp answers "<CONTAINER> HELP" with Redis's text.
+// cmdHelp answers "<CONTAINER> HELP" with Redis's text. helpTexts holds
+// the complete replies, the closing "HELP / Prints this help." included.
 func cmdHelp(c *client, args [][]byte) {
 	lines := helpTexts[strings.ToLower(string(args[0]))]
-	c.w.Array(len(lines) + 2)
+	c.w.Array(len(lines))
 	c.w.Status(strings.ToUpper(string(args[0])) + " <subcommand> [<arg> [value] [opt] ...]. Subcommands are:")
 	for _, l := range lines[1:] {
 		c.w.Status(l)
 	}
-	c.w.Status("HELP")
-	c.w.Status("    Print this help.")
 }
 
 func cmdClientID(c *client, args [][]byte) { c.w.Int(c.id) }
@@ -143,7 +142,7 @@ func cmdClientList(c *client, args [][]byte) {
 			ids = map[int64]bool{}
 			for _, a := range args[3:] {
 				id, ok := protocol.ParseInt(a)
-				if !ok || id <= 0 {
+				if !ok { // ids no client has (0, negative) just match nobody
 					c.fail(protocol.Error("ERR Invalid client ID"))
 					return
 				}

@@ -48,9 +48,9 @@ func cmdQuit(c *client, args [][]byte) {
 }
 
 func cmdSelect(c *client, args [][]byte) {
-	id, ok := parseInt32(args[1])
-	if !ok {
-		c.fail(protocol.ErrNotInteger)
+	id, err := intArg(args[1])
+	if err != "" {
+		c.fail(err)
 		return
 	}
 	if id < 0 || int(id) >= c.srv.ks.Len() {
@@ -59,6 +59,24 @@ func cmdSelect(c *client, args [][]byte) {
 	}
 	c.db = c.srv.ks.DB(int(id))
 	c.w.OK()
+}
+
+// errIntRange is getRangeLongFromObjectOrReply's error for a long outside
+// a C int.
+var errIntRange = protocol.Error("ERR value is out of range, value must between -2147483648 and 2147483647")
+
+// intArg is getIntFromObjectOrReply without a custom message: a Redis
+// integer that is not a long is ErrNotInteger, one outside a C int is
+// errIntRange.
+func intArg(b []byte) (int64, protocol.Error) {
+	n, ok := protocol.ParseInt(b)
+	if !ok {
+		return 0, protocol.ErrNotInteger
+	}
+	if n < math.MinInt32 || n > math.MaxInt32 {
+		return 0, errIntRange
+	}
+	return n, ""
 }
 
 // parseInt32 is getIntFromObject: a Redis integer that fits in a C int.
@@ -73,7 +91,7 @@ func parseInt32(b []byte) (int64, bool) {
 var (
 	errNoProto        = protocol.Error("NOPROTO unsupported protocol version")
 	errHelloProtoInt  = protocol.Error("ERR Protocol version is not an integer or out of range")
-	errHelloNoAuth    = protocol.Error("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time")
+	errHelloNoAuth    = protocol.Error("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time")
 	errAuthNoPassword = protocol.Error("ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?")
 )
 

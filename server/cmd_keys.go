@@ -180,9 +180,9 @@ func cmdRandomKey(c *client, args [][]byte) {
 // dbIndex parses a database index argument (getIntFromObjectOrReply, then
 // the range check of selectDb).
 func dbIndex(c *client, arg []byte) (*db.DB, error) {
-	id, ok := parseInt32(arg)
-	if !ok {
-		return nil, protocol.ErrNotInteger
+	id, perr := intArg(arg)
+	if perr != "" {
+		return nil, perr
 	}
 	if id < 0 || int(id) >= c.srv.ks.Len() {
 		return nil, protocol.ErrDBIndex
@@ -271,7 +271,7 @@ func cmdObjectRefcount(c *client, args [][]byte) {
 }
 
 var (
-	errNoLRU = protocol.Error("ERR An LRU maxmemory policy is not selected, access time not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.")
+	errNoLRU = protocol.Error("ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.")
 	errNoLFU = protocol.Error("ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.")
 )
 

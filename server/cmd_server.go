@@ -23,13 +23,17 @@ var serverCommands = []commandDef{
 
 func init() { registerFamily(serverCommands) }
 
-// flushMode checks FLUSHDB/FLUSHALL's optional SYNC|ASYNC (only looked at
-// when it is the single argument, as getFlushCommandFlags does).
+// flushMode checks FLUSHDB/FLUSHALL's optional SYNC|ASYNC as
+// getFlushCommandFlags does: anything but no argument or that one word is a
+// syntax error.
 func flushMode(args [][]byte) error {
-	if len(args) == 2 && !bytes.EqualFold(args[1], []byte("sync")) && !bytes.EqualFold(args[1], []byte("async")) {
-		return protocol.ErrSyntax
+	switch {
+	case len(args) == 1:
+		return nil
+	case len(args) == 2 && (bytes.EqualFold(args[1], []byte("sync")) || bytes.EqualFold(args[1], []byte("async"))):
+		return nil
 	}
-	return nil
+	return protocol.ErrSyntax
 }
 
 func cmdFlushDB(c *client, args [][]byte) {

@@ -369,7 +369,7 @@ func cmdIncrByFloat(c *client, args [][]byte) {
 		return
 	}
 	out := protocol.AppendLongDouble(nil, v, protocol.LDStrHuman)
-	c.db.SetString(args[1], out, db.TTLKeep, 0, db.EvIncrByFloat)
+	c.db.SetStringNoInt(args[1], out, db.TTLKeep, 0, db.EvIncrByFloat)
 	c.w.Bulk(out)
 }
 

@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/miniwatchd/miniwatchd/protocol"
@@ -24,6 +25,12 @@ func (s *Server) processCommand(c *client, args [][]byte) bool {
 	}
 
 	cmd, container := s.table.lookup(args)
+	// CLIENT LIST's cmd= is the last command looked up, queued or rejected
+	// ones included ("NULL" when unknown), as Redis sets c->lastcmd here.
+	c.lastCmd = ""
+	if cmd != nil {
+		c.lastCmd = cmd.name
+	}
 	if cmd == nil {
 		if container {
 			s.rejectCommand(c, nil, protocol.ErrUnknownSubcommand(args[1], string(bytes.ToUpper(args[0]))))
@@ -33,7 +40,7 @@ func (s *Server) processCommand(c *client, args [][]byte) bool {
 		return true
 	}
 	if (cmd.arity > 0 && cmd.arity != len(args)) || len(args) < -cmd.arity {
-		s.rejectCommand(c, cmd, protocol.ErrWrongArity(cmd.name))
+		s.rejectCommandFormat(c, cmd, protocol.ErrWrongArity(cmd.name))
 		return true
 	}
 	if cmd.has(flagProtected) && !s.protectedAllowedLocked(c) {
@@ -113,16 +120,32 @@ func (s *Server) rejectCommand(c *client, cmd *command, err protocol.Error) {
 	c.fail(err)
 }
 
+// rejectCommandFormat is Redis's rejectCommandFormat: the error was built
+// by addReplyErrorFormat, so the "ERR " prefix is not part of the message
+// and EXECABORT quotes it without (rejectCommand keeps the code of shared
+// errors such as OOM or BUSY).
+func (s *Server) rejectCommandFormat(c *client, cmd *command, err protocol.Error) {
+	if cmd != nil && cmd.name == "exec" {
+		err = protocol.Error(strings.TrimPrefix(string(err), "ERR "))
+	}
+	s.rejectCommand(c, cmd, err)
+}
+
 // call runs cmd and keeps its statistics (Redis's call). Commands queued
 // in EXEC and run by scripts come through here too.
+//
+// A call counts as failed (commandstats failed_calls) when it replied with
+// an error of its own. Errors of nested calls (the commands EXEC runs) are
+// counted for those commands only, as Redis's incrCommandStatsOnError
+// does: an EXEC whose queued INCR failed did not fail itself.
 func (s *Server) call(c *client, cmd *command, args [][]byte) {
 	start := time.Now()
 	errs := s.stats.totalErrorReplies
-	c.lastCmd = cmd.name
+	at := len(c.w.Buf)
 	cmd.proc(c, args)
 	cmd.calls.Add(1)
 	cmd.usec.Add(time.Since(start).Microseconds())
-	if s.stats.totalErrorReplies != errs {
+	if s.stats.totalErrorReplies != errs && (len(c.w.Buf) <= at || c.w.Buf[at] == '-') {
 		cmd.failed.Add(1)
 	}
 	s.stats.totalCommands.Add(1)

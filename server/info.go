@@ -136,12 +136,18 @@ func (s *Server) blockedClientsLocked() int {
 	return blockedClientsHook(s)
 }
 
+// infoMemory reports the Go heap in Redis's memory fields, in Redis's
+// order. Fields about machinery miniwatchd does not have (replication
+// buffers, AOF, defrag, lazy free) report what an idle Redis reports; the
+// script and function fields come from those subsystems (infoExtra).
 func (s *Server) infoMemory(b *strings.Builder) {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	used := s.usedMemoryLocked()
 	rss := rssBytes()
 	dataset := s.ks.UsedMemory()
+	active := int64(ms.HeapInuse)
+	resident := int64(ms.HeapSys - ms.HeapReleased)
 	field(b, "used_memory", used)
 	field(b, "used_memory_human", bytesHuman(used))
 	field(b, "used_memory_rss", rss)
@@ -153,16 +159,34 @@ func (s *Server) infoMemory(b *strings.Builder) {
 	field(b, "used_memory_startup", s.mem.startup)
 	field(b, "used_memory_dataset", dataset)
 	field(b, "used_memory_dataset_perc", fmt.Sprintf("%.2f%%", float64(dataset)*100/float64(max(used-s.mem.startup, 1))))
-	field(b, "total_system_memory", totalSystemMemory())
-	field(b, "total_system_memory_human", bytesHuman(totalSystemMemory()))
+	field(b, "allocator_allocated", ms.HeapAlloc)
+	field(b, "allocator_active", active)
+	field(b, "allocator_resident", resident)
+	total := totalSystemMemory()
+	field(b, "total_system_memory", total)
+	field(b, "total_system_memory_human", bytesHuman(total))
 	field(b, "maxmemory", s.cfg.MaxMemory)
 	field(b, "maxmemory_human", bytesHuman(int64(s.cfg.MaxMemory)))
 	field(b, "maxmemory_policy", s.cfg.MaxMemoryPolicy)
-	field(b, "mem_fragmentation_ratio", fmt.Sprintf("%.2f", float64(rss)/float64(max(used, 1))))
+	field(b, "allocator_frag_ratio", ratio(active, int64(ms.HeapAlloc)))
+	field(b, "allocator_frag_bytes", active-int64(ms.HeapAlloc))
+	field(b, "allocator_rss_ratio", ratio(resident, active))
+	field(b, "allocator_rss_bytes", resident-active)
+	field(b, "rss_overhead_ratio", ratio(rss, resident))
+	field(b, "rss_overhead_bytes", rss-resident)
+	field(b, "mem_fragmentation_ratio", ratio(rss, used))
 	field(b, "mem_fragmentation_bytes", rss-used)
 	field(b, "mem_not_counted_for_evict", 0)
+	field(b, "mem_replication_backlog", 0)
+	field(b, "mem_total_replication_buffers", 0)
+	field(b, "mem_clients_slaves", 0)
 	field(b, "mem_clients_normal", s.mem.clients)
+	field(b, "mem_cluster_links", 0)
+	field(b, "mem_aof_buffer", 0)
 	field(b, "mem_allocator", "go-"+runtime.Version())
+	field(b, "active_defrag_running", 0)
+	field(b, "lazyfree_pending_objects", 0)
+	field(b, "lazyfreed_objects", 0)
 	field(b, "go_heap_alloc", ms.HeapAlloc)
 	field(b, "go_heap_inuse", ms.HeapInuse)
 	field(b, "go_heap_sys", ms.HeapSys)
@@ -170,16 +194,25 @@ func (s *Server) infoMemory(b *strings.Builder) {
 	field(b, "go_gc_count", ms.NumGC)
 }
 
-// totalSystemMemory reads MemTotal from /proc/meminfo.
+// ratio formats a/b with two decimals, as Redis's memory ratios.
+func ratio(a, b int64) string {
+	return fmt.Sprintf("%.2f", float64(a)/float64(max(b, 1)))
+}
+
+// totalSystemMemory is Redis's zmalloc_get_memory_size: MemTotal from
+// /proc/meminfo, 0 where that is not available.
 func totalSystemMemory() int64 {
-	b, err := os.ReadFile("/proc/meminfo")
+	data, err := os.ReadFile("/proc/meminfo")
 	if err != nil {
 		return 0
 	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "MemTotal:" {
-			n, _ := strconv.ParseInt(f[1], 10, 64)
-			return n * 1024
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "MemTotal:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			if err != nil {
+				return 0
+			}
+			return kb * 1024
 		}
 	}
 	return 0
@@ -216,6 +249,10 @@ func (s *Server) infoPersistence(b *strings.Builder) {
 	field(b, "aof_last_write_status", "ok")
 }
 
+// infoStats reports Redis's stats fields in Redis's order; counters of
+// machinery miniwatchd does not have (replication, forks, defrag, tracking,
+// threaded I/O) stay 0, and the pub/sub counters come from that subsystem
+// (infoExtra).
 func (s *Server) infoStats(b *strings.Builder) {
 	st := &s.ks.Stats
 	field(b, "total_connections_received", s.stats.totalConnections.Load())
@@ -223,15 +260,48 @@ func (s *Server) infoStats(b *strings.Builder) {
 	field(b, "instantaneous_ops_per_sec", 0)
 	field(b, "total_net_input_bytes", s.stats.netInputBytes.Load())
 	field(b, "total_net_output_bytes", s.stats.netOutputBytes.Load())
+	field(b, "total_net_repl_input_bytes", 0)
+	field(b, "total_net_repl_output_bytes", 0)
+	field(b, "instantaneous_input_kbps", "0.00")
+	field(b, "instantaneous_output_kbps", "0.00")
+	field(b, "instantaneous_input_repl_kbps", "0.00")
+	field(b, "instantaneous_output_repl_kbps", "0.00")
 	field(b, "rejected_connections", s.stats.rejectedConnections.Load())
+	field(b, "sync_full", 0)
+	field(b, "sync_partial_ok", 0)
+	field(b, "sync_partial_err", 0)
 	field(b, "expired_keys", st.ExpiredKeys)
 	field(b, "expired_stale_perc", fmt.Sprintf("%.2f", st.ExpiredStalePerc*100))
 	field(b, "expired_time_cap_reached_count", st.ExpiredTimeCapReachedCnt)
 	field(b, "expire_cycle_cpu_milliseconds", st.ExpireCycleCPUMillis)
 	field(b, "evicted_keys", st.EvictedKeys)
+	field(b, "evicted_clients", 0)
+	field(b, "total_eviction_exceeded_time", 0)
+	field(b, "current_eviction_exceeded_time", 0)
 	field(b, "keyspace_hits", st.KeyspaceHits)
 	field(b, "keyspace_misses", st.KeyspaceMisses)
+	field(b, "latest_fork_usec", 0)
+	field(b, "total_forks", 0)
+	field(b, "migrate_cached_sockets", 0)
+	field(b, "slave_expires_tracked_keys", 0)
+	field(b, "active_defrag_hits", 0)
+	field(b, "active_defrag_misses", 0)
+	field(b, "active_defrag_key_hits", 0)
+	field(b, "active_defrag_key_misses", 0)
+	field(b, "total_active_defrag_time", 0)
+	field(b, "current_active_defrag_time", 0)
+	field(b, "tracking_total_keys", 0)
+	field(b, "tracking_total_items", 0)
+	field(b, "tracking_total_prefixes", 0)
+	field(b, "unexpected_error_replies", 0)
 	field(b, "total_error_replies", s.stats.totalErrorReplies)
+	field(b, "dump_payload_sanitizations", 0)
+	field(b, "total_reads_processed", 0)
+	field(b, "total_writes_processed", 0)
+	field(b, "io_threaded_reads_processed", 0)
+	field(b, "io_threaded_writes_processed", 0)
+	field(b, "reply_buffer_shrinks", 0)
+	field(b, "reply_buffer_expands", 0)
 }
 
 func (s *Server) infoReplication(b *strings.Builder) {
