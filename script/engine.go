@@ -52,6 +52,16 @@ func newShared(r *rand48) *shared {
 // Len returns the number of cached scripts.
 func (e *Engine) Len() int { return len(e.scripts) }
 
+// Memory estimates the bytes the cached scripts hold (their SHA and body,
+// as Redis's lua_scripts_mem counts them).
+func (e *Engine) Memory() int64 {
+	var n int64
+	for _, s := range e.scripts {
+		n += int64(len(s.Body) + len(s.SHA) + 64)
+	}
+	return n
+}
+
 // Lookup returns the cached script whose SHA-1 is sha (any case), or nil.
 // Like Redis, a sha that is not 40 bytes long never matches.
 func (e *Engine) Lookup(sha []byte) *Script {

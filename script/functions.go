@@ -87,6 +87,18 @@ func (l *Library) Libs() []*Lib {
 	return out
 }
 
+// Memory estimates the bytes the libraries hold (code and names).
+func (l *Library) Memory() int64 {
+	var n int64
+	for _, lib := range l.libs {
+		n += int64(len(lib.Name) + len(lib.Code) + 64)
+		for _, f := range lib.Functions {
+			n += int64(len(f.Name) + len(f.Desc) + 64)
+		}
+	}
+	return n
+}
+
 // NumFunctions returns the number of registered functions.
 func (l *Library) NumFunctions() int { return len(l.funcs) }
 
