@@ -141,17 +141,18 @@ func jsonEnumOption(L *lua.LState, i int, setting *int, options []string) int {
 
 // jsonEncoder serialises Lua values.
 type jsonEncoder struct {
-	vm  *VM
-	L   *lua.LState
-	cfg *cjsonConfig
-	b   []byte
+	vm    *VM
+	L     *lua.LState
+	cfg   *cjsonConfig
+	b     []byte
+	slots int // Lua stack slots the C encoder would hold (lua_checkstack)
 }
 
 func (vm *VM) jsonEncode(L *lua.LState, cfg *cjsonConfig) int {
 	if L.GetTop() != 1 {
 		argError(L, 1, "expected 1 argument")
 	}
-	e := &jsonEncoder{vm: vm, L: L, cfg: cfg}
+	e := &jsonEncoder{vm: vm, L: L, cfg: cfg, slots: 1}
 	e.value(L.Get(1), 0)
 	L.Push(lua.LString(e.b))
 	return 1
@@ -218,23 +219,27 @@ func (e *jsonEncoder) value(v lua.LValue, depth int) {
 		e.b = append(e.b, "null"...)
 	case *lua.LTable:
 		depth++
-		if depth > e.cfg.encodeMaxDepth {
+		if depth > e.cfg.encodeMaxDepth || e.slots+3 > luaMaxCStack {
 			luaError(e.L, "Cannot serialise, excessive nesting ("+itoa(depth)+")")
 		}
 		t := e.vm.unwrap(x)
 		n := e.arrayLength(x, t)
 		if n > 0 {
 			e.b = append(e.b, '[')
+			e.slots++ // the element lua_rawgeti pushes
 			for i := 1; i <= n; i++ {
 				if i > 1 {
 					e.b = append(e.b, ',')
 				}
 				e.value(t.RawGetInt(i), depth)
 			}
+			e.slots--
 			e.b = append(e.b, ']')
 			return
 		}
 		e.b = append(e.b, '{')
+		e.slots += 2 // the key and value lua_next pushes
+		defer func() { e.slots -= 2 }()
 		first := true
 		for k, val := t.Next(lua.LNil); k != lua.LNil; k, val = t.Next(k) {
 			if !first {
@@ -330,6 +335,7 @@ type jsonDecoder struct {
 	data  string // the input cut at its first NUL, as C sees it
 	pos   int
 	depth int
+	slots int // Lua stack slots the C decoder would hold (lua_checkstack)
 }
 
 func (vm *VM) jsonDecode(L *lua.LState, cfg *cjsonConfig) int {
@@ -340,7 +346,7 @@ func (vm *VM) jsonDecode(L *lua.LState, cfg *cjsonConfig) int {
 	if len(s) >= 2 && (s[0] == 0 || s[1] == 0) {
 		luaError(L, "JSON parser does not support UTF-16 or UTF-32")
 	}
-	d := &jsonDecoder{vm: vm, L: L, cfg: cfg, data: cString(s)}
+	d := &jsonDecoder{vm: vm, L: L, cfg: cfg, data: cString(s), slots: 1}
 	var tok jsonToken
 	d.next(&tok)
 	v := d.value(&tok)
@@ -572,9 +578,12 @@ func (d *jsonDecoder) unicodeEscape(b []byte) ([]byte, bool) {
 	return b, true
 }
 
-func (d *jsonDecoder) descend() {
+// descend enters an array (need 2 slots, keeps 1: the table) or an object
+// (need 3, keeps 2: the table and the key being read), as
+// json_decode_descend checks them with lua_checkstack.
+func (d *jsonDecoder) descend(need int) {
 	d.depth++
-	if d.depth > d.cfg.decodeMaxDepth {
+	if d.depth > d.cfg.decodeMaxDepth || d.slots+need > luaMaxCStack {
 		luaError(d.L, "Found too many nested data structures ("+itoa(d.depth)+") at character "+itoa(d.pos))
 	}
 }
@@ -590,7 +599,9 @@ func (d *jsonDecoder) value(tok *jsonToken) lua.LValue {
 	case tNull:
 		return d.vm.shared.null
 	case tObjBegin:
-		d.descend()
+		d.descend(3)
+		d.slots += 2
+		defer func() { d.slots -= 2 }()
 		t := d.L.NewTable()
 		d.next(tok)
 		if tok.typ == tObjEnd {
@@ -619,7 +630,9 @@ func (d *jsonDecoder) value(tok *jsonToken) lua.LValue {
 			d.next(tok)
 		}
 	case tArrBegin:
-		d.descend()
+		d.descend(2)
+		d.slots++
+		defer func() { d.slots-- }()
 		t := d.L.NewTable()
 		d.next(tok)
 		if tok.typ == tArrEnd {

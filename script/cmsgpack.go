@@ -390,11 +390,19 @@ func (d *mpDecoder) raw(h, n int) lua.LValue {
 	return s
 }
 
+// array decodes n elements into a table. The stack accounting follows
+// mp_decode_to_lua_array: the table, a luaL_checkstack of its own, then
+// the index of each element while the element decodes.
 func (d *mpDecoder) array(n int) lua.LValue {
 	t := d.L.CreateTable(min(n, len(d.p)), 0)
-	d.stack += 2
+	d.stack++
+	if d.stack+1 > luaMaxCStack {
+		luaError(d.L, "stack overflow (in function mp_decode_to_lua_array)")
+	}
 	for i := 1; i <= n; i++ {
+		d.stack++
 		v := d.decode()
+		d.stack--
 		if d.err != 0 {
 			return lua.LNil
 		}
@@ -402,19 +410,23 @@ func (d *mpDecoder) array(n int) lua.LValue {
 			t.RawSetInt(i, v)
 		}
 	}
-	d.stack -= 2
+	d.stack--
 	return t
 }
 
+// hash decodes n pairs into a table (mp_decode_to_lua_hash: the table, and
+// the key while its value decodes).
 func (d *mpDecoder) hash(n int) lua.LValue {
 	t := d.L.CreateTable(0, min(n, len(d.p)))
-	d.stack += 2
+	d.stack++
 	for i := 0; i < n; i++ {
 		k := d.decode()
 		if d.err != 0 {
 			return lua.LNil
 		}
+		d.stack++
 		v := d.decode()
+		d.stack--
 		if d.err != 0 {
 			return lua.LNil
 		}
@@ -428,6 +440,6 @@ func (d *mpDecoder) hash(n int) lua.LValue {
 		}
 		t.RawSet(k, v)
 	}
-	d.stack -= 2
+	d.stack--
 	return t
 }

@@ -127,10 +127,35 @@ func (e *Engine) Run(s *Script, r *Run, w *protocol.Writer) Result {
 		return Result{Err: true, CountErr: true}
 	}
 	L := vm.L
-	vm.setGlobal("KEYS", stringArray(L, r.Keys))
-	vm.setGlobal("ARGV", stringArray(L, r.Args))
+	vm.keys = reuseArray(L, vm.keys, r.Keys)
+	vm.argvT = reuseArray(L, vm.argvT, r.Args)
+	vm.setGlobal("KEYS", vm.keys)
+	vm.setGlobal("ARGV", vm.argvT)
 	L.Push(fn)
 	return vm.call(r, 0, w)
+}
+
+// reuseArray refills t with items when the last script left it a plain
+// array (no metatable, no other keys), or builds a new one: no script can
+// tell the difference, and a call allocates no table.
+func reuseArray(L *lua.LState, t *lua.LTable, items [][]byte) *lua.LTable {
+	if t == nil || t.Metatable != lua.LNil {
+		return stringArray(L, items)
+	}
+	n := 0
+	for k, _ := t.Next(lua.LNil); k != lua.LNil; k, _ = t.Next(k) {
+		if i, ok := k.(lua.LNumber); !ok || float64(i) != float64(n+1) {
+			return stringArray(L, items)
+		}
+		n++
+	}
+	for i, it := range items {
+		t.RawSetInt(i+1, lua.LString(it))
+	}
+	for i := n; i > len(items); i-- {
+		t.RawSetInt(i, lua.LNil)
+	}
+	return t
 }
 
 // get takes a VM from the pool, building one if the pool is empty.

@@ -70,9 +70,10 @@ type VM struct {
 	load    *libraryLoad
 	loadAPI *lua.LTable
 
-	argBuf  []byte   // redis.call argument bytes, reused
-	argEnds []int    // where each argument ends in argBuf
-	argv    [][]byte // redis.call arguments, reused
+	keys, argvT *lua.LTable // KEYS and ARGV of the last call, reused when untouched
+	argBuf      []byte      // redis.call argument bytes, reused
+	argEnds     []int       // where each argument ends in argBuf
+	argv        [][]byte    // redis.call arguments, reused
 	// logLoad receives redis.log messages while no script runs (FUNCTION
 	// LOAD); nil drops them.
 	logLoad func(level int, msg string)

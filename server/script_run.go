@@ -109,7 +109,8 @@ func init() {
 func (s *Server) runScriptLocked(caller *client, args [][]byte, r *scriptRun, body func(h script.Host) script.Result) {
 	st := s.scriptsLocked()
 	r.s, r.caller, r.argv = s, caller, args
-	r.start, r.snapshot = time.Now(), s.clock.UnixMilli()
+	// The keyspace time was set when the command started (spec L-12).
+	r.start, r.snapshot = time.Now(), s.ks.Now()
 	sc := st.sc
 	sc.db = caller.db
 	sc.w.Reset()
