@@ -43,7 +43,7 @@ func (vm *VM) openLibraries() {
 
 	g := L.NewTable()
 	vm.g = g
-	for _, name := range []string{"ipairs", "rawequal", "select", "type", "unpack", "xpcall"} {
+	for _, name := range []string{"ipairs", "rawequal", "type", "xpcall"} {
 		g.RawSetString(name, std.RawGetString(name))
 	}
 	g.RawSetString("_VERSION", lua.LString("Lua 5.1"))
@@ -60,7 +60,9 @@ func (vm *VM) openLibraries() {
 		"rawget":         vm.baseRawget,
 		"rawset":         vm.baseRawset,
 		"setmetatable":   vm.baseSetmetatable,
+		"select":         baseSelect,
 		"tonumber":       baseTonumber,
+		"unpack":         baseUnpack,
 		"tostring":       vm.baseTostring,
 	} {
 		g.RawSetString(name, L.NewFunction(fn))

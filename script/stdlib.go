@@ -24,7 +24,14 @@ func (vm *VM) stringLib(std *lua.LTable) *lua.LTable {
 	L := vm.L
 	t := copyTable(L, std)
 	t.RawSetString("__index", lua.LNil)
+	for _, name := range []string{"find", "match", "gmatch", "gsub"} {
+		t.RawSetString(name, L.NewFunction(guardPattern(std.RawGetString(name).(*lua.LFunction), name == "find")))
+	}
+	if gfind := std.RawGetString("gfind"); gfind != lua.LNil {
+		t.RawSetString("gfind", t.RawGetString("gmatch"))
+	}
 	for name, fn := range map[string]lua.LGFunction{
+		"byte":   strByte,
 		"format": vm.strFormat,
 		"lower":  func(L *lua.LState) int { L.Push(lua.LString(mapBytes(checkString(L, 1), toLowerByte))); return 1 },
 		"upper":  func(L *lua.LState) int { L.Push(lua.LString(mapBytes(checkString(L, 1), toUpperByte))); return 1 },
@@ -58,6 +65,65 @@ func mapBytes(s string, f func(byte) byte) string {
 		b[i] = f(c)
 	}
 	return string(b)
+}
+
+// maxPattern bounds the length of a pattern: gopher-lua's matcher recurses
+// per pattern item, and a pattern of millions of items would exhaust the
+// Go stack (a fatal error, not a Lua one).
+const maxPattern = 1 << 14
+
+// guardPattern wraps a string function whose second argument is a pattern
+// (find: unless it searches plainly, as it does when asked to or when the
+// pattern has no special character).
+func guardPattern(fn *lua.LFunction, find bool) lua.LGFunction {
+	return func(L *lua.LState) int {
+		if p, ok := L.Get(2).(lua.LString); ok && len(p) > maxPattern {
+			plain := find && (lua.LVAsBool(L.Get(4)) || !strings.ContainsAny(string(p), "^$*+?.([%-"))
+			if !plain {
+				luaError(L, "pattern too complex")
+			}
+		}
+		top := L.GetTop()
+		L.Insert(fn, 1)
+		L.Call(top, lua.MultRet)
+		return L.GetTop()
+	}
+}
+
+// posrelat is Lua 5.1's relative string position.
+func posrelat(pos int64, n int) int64 {
+	if pos < 0 {
+		pos += int64(n) + 1
+	}
+	if pos < 0 {
+		return 0
+	}
+	return pos
+}
+
+// strByte is string.byte(s [, i [, j]]), refusing more results than the
+// Lua stack holds as Lua 5.1 does.
+func strByte(L *lua.LState) int {
+	s := checkString(L, 1)
+	posi := posrelat(optInteger(L, 2, 1), len(s))
+	pose := posrelat(optInteger(L, 3, posi), len(s))
+	if posi <= 0 {
+		posi = 1
+	}
+	if pose > int64(len(s)) {
+		pose = int64(len(s))
+	}
+	if posi > pose {
+		return 0
+	}
+	n := int(pose - posi + 1)
+	if L.GetTop()+n > luaMaxCStack {
+		luaError(L, "stack overflow (string slice too long)")
+	}
+	for i := posi; i <= pose; i++ {
+		L.Push(lua.LNumber(s[i-1]))
+	}
+	return n
 }
 
 // strRep is string.rep(s, n).
@@ -212,6 +278,49 @@ func tabForeachi(L *lua.LState) int {
 		L.Pop(1)
 	}
 	return 0
+}
+
+// baseUnpack is unpack(t [, i [, j]]), refusing more results than the Lua
+// stack holds ("too many results to unpack"), as Lua 5.1 does.
+func baseUnpack(L *lua.LState) int {
+	t := checkTable(L, 1)
+	i := int64(int32(optInteger(L, 2, 1)))
+	var e int64
+	if L.Get(3) == lua.LNil {
+		e = int64(L.ObjLen(t))
+	} else {
+		e = int64(checkInt(L, 3))
+	}
+	if i > e {
+		return 0
+	}
+	n := e - i + 1
+	if n <= 0 || n > math.MaxInt32 || int64(L.GetTop())+n > luaMaxCStack {
+		luaError(L, "too many results to unpack")
+	}
+	for ; i <= e; i++ {
+		L.Push(t.RawGetInt(int(i)))
+	}
+	return int(n)
+}
+
+// baseSelect is select(n, ...) and select('#', ...).
+func baseSelect(L *lua.LState) int {
+	n := L.GetTop()
+	if s, ok := L.Get(1).(lua.LString); ok && len(s) > 0 && s[0] == '#' {
+		L.Push(lua.LNumber(n - 1))
+		return 1
+	}
+	i := checkInt(L, 1)
+	if i < 0 {
+		i = n + i
+	} else if i > n {
+		i = n
+	}
+	if i < 1 {
+		argError(L, 1, "index out of range")
+	}
+	return n - i
 }
 
 func (vm *VM) mathLib(std *lua.LTable) *lua.LTable {
