@@ -183,6 +183,11 @@ func syntaxError(err error, src, shortSrc string) string {
 			msg, tok = "unfinished string", "\""+tok
 		case "unterminated multiline string":
 			msg = "unfinished long string"
+		case "Invalid token", "Invalid '~' token":
+			msg = "unexpected symbol"
+			if len(tok) == 1 && (tok[0] < 32 || tok[0] == 127) {
+				tok = "char(" + strconv.Itoa(int(tok[0])) + ")"
+			}
 		}
 		if tok == "" {
 			tok = "<eof>"

@@ -55,6 +55,8 @@ func TestSyntaxErrors(t *testing.T) {
 		{"return +", "user_script:1: unexpected symbol near '+'"},
 		{"x = = 1", "user_script:1: unexpected symbol near '='"},
 		{"\n\nreturn (", "user_script:3: unexpected symbol near '<eof>'"},
+		{"\x1bLuaQ", "user_script:1: unexpected symbol near 'char(27)'"},
+		{"return @", "user_script:1: unexpected symbol near '@'"},
 	} {
 		_, msg := compileScript(tc.src)
 		if msg != tc.want {
