@@ -45,12 +45,13 @@ type Keyspace struct {
 	lfuLog   int   // lfu-log-factor
 	lfuDecay int   // lfu-decay-time
 	noShared bool  // see SetNoSharedIntegers
+	limits   EncodingLimits
 	Stats    Stats
 }
 
 // NewKeyspace returns n empty databases.
 func NewKeyspace(n int) *Keyspace {
-	ks := &Keyspace{lfuLog: 10, lfuDecay: 1}
+	ks := &Keyspace{lfuLog: 10, lfuDecay: 1, limits: DefaultEncodingLimits()}
 	ks.dbs = make([]*DB, n)
 	for i := range ks.dbs {
 		ks.dbs[i] = &DB{id: i, ks: ks, data: &dataset{}}

@@ -62,7 +62,7 @@ func (d *DB) setString(key, val []byte, mode TTLMode, at int64, ev Event, noInt 
 		e = newStringEntry(key, val)
 		d.insert(e)
 	} else {
-		before := baseSize(e)
+		before := baseSize(e) + accountedValue(e) // the value may be an aggregate
 		e.setStr(val)
 		d.accountBase(e, before)
 		if mode == TTLClear {

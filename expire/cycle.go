@@ -56,9 +56,17 @@ func (p Params) derive() (keysPerLoop int, fastDuration time.Duration, slowPerc 
 	return 20 + 20/4*e, time.Duration(1000+1000/4*e) * time.Microsecond, 25 + 2*e, 10 - e
 }
 
-// Run performs one cycle. lock is the engine lock (taken and released per
-// slice); now returns the clock's unix ms; ks is read only while locked.
-func (cy *Cycle) Run(ks *db.Keyspace, lock sync.Locker, now func() int64, p Params) {
+// Lock is the engine lock as the cycle uses it: Yield hands the lock to the
+// goroutines waiting for it and takes it back.
+type Lock interface {
+	sync.Locker
+	Yield()
+}
+
+// Run performs one cycle. lock is the engine lock (taken once, and yielded
+// to waiting clients every SliceBudget); now returns the clock's unix ms; ks
+// is read only while locked.
+func (cy *Cycle) Run(ks *db.Keyspace, lock Lock, now func() int64, p Params) {
 	keysPerLoop, fastDuration, slowPerc, acceptable := p.derive()
 	start := time.Now()
 	lock.Lock()
@@ -121,8 +129,7 @@ func (cy *Cycle) Run(ks *db.Keyspace, lock sync.Locker, now func() int64, p Para
 				break
 			}
 			if time.Since(sliceStart) > slice {
-				lock.Unlock()
-				lock.Lock() // let waiting clients in
+				lock.Yield() // let waiting clients in
 				sliceStart = time.Now()
 			}
 			if !(res.Sampled == 0 || res.Expired*100/res.Sampled > acceptable) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"math"
+	"sync/atomic"
 )
 
 // Sizes from Redis 7.0.15 server.h and networking.c.
@@ -108,6 +109,9 @@ type Parser struct {
 
 	buf []byte // query buffer; buf[pos:] is not parsed yet
 	pos int    // Redis's qb_pos
+	// bufCap mirrors cap(buf) for Cap, which other goroutines call (the
+	// memory cron, CLIENT LIST) while the connection's goroutine fills buf.
+	bufCap atomic.Int64
 
 	// A multibulk command in progress (Redis's multibulklen and bulklen).
 	pending  int       // bulks still expected; 0 when none is in progress
@@ -131,8 +135,9 @@ type argSpan struct{ start, end int }
 // Buffered reports the bytes received but not parsed yet (CLIENT LIST qbuf).
 func (p *Parser) Buffered() int { return len(p.buf) - p.pos }
 
-// Cap reports the capacity of the query buffer.
-func (p *Parser) Cap() int { return cap(p.buf) }
+// Cap reports the capacity of the query buffer; it may be called from any
+// goroutine.
+func (p *Parser) Cap() int { return int(p.bufCap.Load()) }
 
 // Free reports the room left in the query buffer (CLIENT LIST qbuf-free).
 func (p *Parser) Free() int { return cap(p.buf) - len(p.buf) }
@@ -245,6 +250,7 @@ func (p *Parser) reserve(want int, exact bool) {
 	nb := make([]byte, used, size)
 	copy(nb, p.buf)
 	p.buf = nb
+	p.bufCap.Store(int64(size))
 }
 
 // Next parses the next complete command from the buffer. ok is false when

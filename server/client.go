@@ -20,6 +20,7 @@ type client struct {
 	conn net.Conn // nil for internal clients (scripts)
 
 	parser protocol.Parser // own goroutine
+	qbuf   atomic.Int64    // bytes left unparsed after the last batch (CLIENT LIST qbuf)
 
 	// w collects the replies of the commands being executed (engine). At
 	// the end of a batch its bytes move to out, which the socket drains.

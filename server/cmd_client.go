@@ -207,7 +207,7 @@ func (s *Server) clientInfoLocked(c *client) string {
 	if cmd == "" {
 		cmd = "NULL"
 	}
-	qbuf := c.parser.Buffered()
+	qbuf := int(c.qbuf.Load()) // the parser belongs to the connection's goroutine
 	var b []byte
 	add := func(k, v string) {
 		if len(b) > 0 {

@@ -131,6 +131,7 @@ func (s *Server) processInput(c *client) bool {
 		}
 	}
 	c.executing = false
+	c.qbuf.Store(int64(c.parser.Buffered()))
 	c.out.take(&c.w.Buf)
 	closing := c.closeAfterRply || c.killed.Load()
 	s.mu.Unlock()

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"math"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -99,7 +100,8 @@ func oomCheck(s *Server, c *client, cmd *command) protocol.Error {
 
 // applyMemoryConfigLocked applies maxmemory and the eviction settings:
 // LRU/LFU bookkeeping, shared integers, and the Go GC's soft memory limit,
-// which keeps the heap (and so RSS) close to the limit.
+// which keeps the heap (and so RSS) close to the limit (1.1 x maxmemory
+// beyond what the server held at start).
 func (s *Server) applyMemoryConfigLocked() error {
 	p, ok := expire.ParsePolicy(s.cfg.MaxMemoryPolicy)
 	if !ok {
@@ -109,9 +111,9 @@ func (s *Server) applyMemoryConfigLocked() error {
 	s.ks.SetLFU(p.LFU(), s.cfg.LFULogFactor, s.cfg.LFUDecayTime)
 	s.ks.SetNoSharedIntegers(s.cfg.MaxMemory != 0 && (p.LFU() || p.LRU()))
 	if s.cfg.MaxMemory != 0 {
-		debug.SetMemoryLimit(s.mem.startup + int64(s.cfg.MaxMemory)*5/4)
+		debug.SetMemoryLimit(s.mem.startup + int64(s.cfg.MaxMemory)*11/10)
 	} else {
-		debug.SetMemoryLimit(-1 >> 1) // math.MaxInt64: no limit
+		debug.SetMemoryLimit(math.MaxInt64) // no limit
 	}
 	return nil
 }

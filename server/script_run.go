@@ -35,10 +35,6 @@ var (
 // scriptKilledMsg is the error a killed script raises.
 const scriptKilledMsg = "Script killed by user with SCRIPT KILL..."
 
-// scriptYield is how long a timed-out script leaves the engine lock free
-// at each interrupt, so that waiting clients get their turn.
-const scriptYield = 200 * time.Microsecond
-
 // scripting is the server's scripting state (mu).
 type scripting struct {
 	engine *script.Engine  // EVAL scripts
@@ -206,9 +202,7 @@ func (r *scriptRun) Interrupt() string {
 			" milliseconds. You can try killing the script using the " + cmd + " command.")
 	}
 	// Let the clients waiting for the engine lock in; they see BUSY.
-	s.mu.Unlock()
-	time.Sleep(scriptYield)
-	s.mu.Lock()
+	s.mu.Yield()
 	s.ks.SetTime(r.snapshot)
 	if r.killed || s.closing.Load() {
 		if r.killed {
@@ -238,16 +232,27 @@ func (s *Server) scriptKillLocked(c *client, eval bool) {
 }
 
 // engineLocker is the engine lock as background work takes it: it waits
-// while a script runs (a timed-out script releases the lock now and then,
-// and the expiry cycle must not change the dataset under it).
+// while a script runs (a timed-out script hands the lock to waiting
+// clients now and then, and the expiry cycle must not change the dataset
+// under it).
 type engineLocker struct{ s *Server }
 
 func (l engineLocker) Lock() {
-	s := l.s
-	s.mu.Lock()
-	for s.scripting.run != nil {
-		s.scripting.done.Wait()
-	}
+	l.s.mu.Lock()
+	l.waitScript()
 }
 
 func (l engineLocker) Unlock() { l.s.mu.Unlock() }
+
+// Yield hands the lock to waiting clients (expire.Lock).
+func (l engineLocker) Yield() {
+	l.s.mu.Yield()
+	l.waitScript()
+}
+
+// waitScript waits, the lock held, until no script runs.
+func (l engineLocker) waitScript() {
+	for l.s.scripting.run != nil {
+		l.s.scripting.done.Wait()
+	}
+}

@@ -28,7 +28,7 @@ type Server struct {
 	// command, EXEC, script, the active expiry cycle and every change to the
 	// keyspace, the clients registry, the configuration or the statistics
 	// happens while holding it. Functions that expect it held end in Locked.
-	mu sync.Mutex
+	mu engineLock
 
 	cfg     Config         // mu
 	params  *paramRegistry // mu
@@ -100,6 +100,7 @@ func New(cfg Config) (*Server, error) {
 		activeExpire: true,
 	}
 	s.params = newParamRegistry(s)
+	s.initEncodingLimits()
 	s.ks.SetObserver(observer{s})
 	s.mu.Lock()
 	for _, fn := range startHooks {

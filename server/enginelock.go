@@ -1,0 +1,41 @@
+package server
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// engineLock is the engine lock: a mutex that counts the goroutines waiting
+// for it, so that long work done under it in slices (the active expiry
+// cycle) can really hand it over between slices. A plain sync.Mutex lets
+// the releasing goroutine take it back before a woken waiter runs, so a
+// client could wait several slices.
+type engineLock struct {
+	mu      sync.Mutex
+	waiting atomic.Int32
+}
+
+// Lock takes the lock.
+func (l *engineLock) Lock() {
+	l.waiting.Add(1)
+	l.mu.Lock()
+	l.waiting.Add(-1)
+}
+
+// Unlock releases the lock.
+func (l *engineLock) Unlock() { l.mu.Unlock() }
+
+// Yield is called with the lock held: when others wait for it, it releases
+// the lock until they have had their turn (or a bounded number of
+// scheduling rounds passed) and takes it back.
+func (l *engineLock) Yield() {
+	if l.waiting.Load() == 0 {
+		return
+	}
+	l.mu.Unlock()
+	for i := 0; i < 64 && l.waiting.Load() > 0; i++ {
+		runtime.Gosched()
+	}
+	l.mu.Lock()
+}
