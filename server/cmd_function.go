@@ -237,13 +237,13 @@ func fcallGeneric(c *client, args [][]byte, ro bool) {
 	if !ok {
 		return
 	}
-	r := &scriptRun{name: f.Name, readOnly: ro}
+	r := s.newRunLocked(f.Name, false, ro)
 	if !prepareFlags(c, f.Flags, ro, r) {
 		return
 	}
 	keys, argv := args[3:3+numkeys], args[3+numkeys:]
 	s.runScriptLocked(c, args, r, func(h script.Host) script.Result {
-		return lib.Call(f, &script.Run{Host: h, Name: f.Name, Keys: keys, Args: argv}, &c.w)
+		return lib.Call(f, s.luaRunLocked(h, f.Name, keys, argv), &c.w)
 	})
 }
 

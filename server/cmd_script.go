@@ -73,7 +73,7 @@ func evalGeneric(c *client, args [][]byte, sha, ro bool) {
 			return
 		}
 	}
-	r := &scriptRun{name: sc.SHA, eval: true, readOnly: ro}
+	r := s.newRunLocked(sc.SHA, true, ro)
 	if sc.Flags&script.FlagCompat == 0 {
 		if !prepareFlags(c, sc.Flags, ro, r) {
 			return
@@ -81,7 +81,7 @@ func evalGeneric(c *client, args [][]byte, sha, ro bool) {
 	}
 	keys, argv := args[3:3+numkeys], args[3+numkeys:]
 	s.runScriptLocked(c, args, r, func(h script.Host) script.Result {
-		return st.engine.Run(sc, &script.Run{Host: h, Name: sc.SHA, Keys: keys, Args: argv}, &c.w)
+		return st.engine.Run(sc, s.luaRunLocked(h, sc.SHA, keys, argv), &c.w)
 	})
 }
 

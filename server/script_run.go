@@ -45,6 +45,10 @@ type scripting struct {
 	run       *scriptRun // the running script, or nil
 	// done is signalled when a script that released the lock ends.
 	done *sync.Cond
+	// runBuf and luaRun are the state of the running script, reused by
+	// every run (scripts never nest: EVAL and FCALL are no-script).
+	runBuf scriptRun
+	luaRun script.Run
 }
 
 // scriptRun is one running script or function (scriptRunCtx).
@@ -97,6 +101,20 @@ func init() {
 		}
 		return ""
 	})
+}
+
+// newRunLocked returns the (reused) state of the next script run.
+func (s *Server) newRunLocked(name string, eval, readOnly bool) *scriptRun {
+	r := &s.scripting.runBuf
+	*r = scriptRun{name: name, eval: eval, readOnly: readOnly}
+	return r
+}
+
+// luaRunLocked returns the (reused) invocation the VM runs under.
+func (s *Server) luaRunLocked(h script.Host, name string, keys, args [][]byte) *script.Run {
+	lr := &s.scripting.luaRun
+	*lr = script.Run{Host: h, Name: name, Keys: keys, Args: args}
+	return lr
 }
 
 // runScriptLocked runs a script (r names it) for caller, the checks of
