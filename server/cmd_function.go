@@ -3,7 +3,6 @@ package server
 import (
 	"bytes"
 	"strings"
-	"time"
 
 	"github.com/miniwatchd/miniwatchd/glob"
 	"github.com/miniwatchd/miniwatchd/protocol"
@@ -178,7 +177,7 @@ func cmdFunctionStats(c *client, args [][]byte) {
 			w.Bulk(a)
 		}
 		w.BulkString("duration_ms")
-		w.Int(time.Since(r.start).Milliseconds())
+		w.Int(r.elapsedMs())
 	}
 	w.BulkString("engines")
 	w.Map(1)

@@ -59,7 +59,7 @@ type scriptRun struct {
 	name     string   // sha or function name
 	eval     bool     // EVAL family (else FCALL)
 	readOnly bool     // *_RO command or a no-writes script
-	start    time.Time
+	start    time.Time // when it started (set by the first Interrupt)
 	snapshot int64 // the keyspace time of the script (spec L-12)
 	allowOOM bool  // a shebang script with allow-oom
 	wrote    bool  // a write command ran (SCRIPT_WRITE_DIRTY)
@@ -124,7 +124,7 @@ func (s *Server) runScriptLocked(caller *client, args [][]byte, r *scriptRun, bo
 	st := s.scriptsLocked()
 	r.s, r.caller, r.argv = s, caller, args
 	// The keyspace time was set when the command started (spec L-12).
-	r.start, r.snapshot = time.Now(), s.ks.Now()
+	r.snapshot = s.ks.Now() // r.start is taken at the first interrupt (time.Now is not free)
 	sc := st.sc
 	sc.db = caller.db
 	sc.w.Reset()
@@ -206,6 +206,14 @@ func (r *scriptRun) Interrupt() string {
 	if s.closing.Load() {
 		return scriptKilledMsg // SHUTDOWN NOSAVE: stop, nobody reads the reply
 	}
+	if r.start.IsZero() {
+		// Backdate to the script's start by the keyspace clock, unless
+		// it is frozen (DEBUG CLOCK FREEZE).
+		r.start = time.Now()
+		if !s.clock.Frozen() {
+			r.start = r.start.Add(-time.Duration(s.clock.UnixMilli()-r.snapshot) * time.Millisecond)
+		}
+	}
 	if !r.timedOut {
 		elapsed := time.Since(r.start)
 		if elapsed < time.Duration(s.cfg.BusyReplyThreshold)*time.Millisecond {
@@ -229,6 +237,14 @@ func (r *scriptRun) Interrupt() string {
 		return scriptKilledMsg
 	}
 	return ""
+}
+
+// elapsedMs is how long the script has run (FUNCTION STATS duration_ms).
+func (r *scriptRun) elapsedMs() int64 {
+	if r.start.IsZero() {
+		return max(r.s.clock.UnixMilli()-r.snapshot, 0)
+	}
+	return time.Since(r.start).Milliseconds()
 }
 
 // scriptKillLocked is SCRIPT KILL (eval) and FUNCTION KILL (scriptKill).
