@@ -55,16 +55,16 @@ type scripting struct {
 type scriptRun struct {
 	s        *Server
 	caller   *client
-	argv     [][]byte // the caller's command, for FUNCTION STATS
-	name     string   // sha or function name
-	eval     bool     // EVAL family (else FCALL)
-	readOnly bool     // *_RO command or a no-writes script
+	argv     [][]byte  // the caller's command, for FUNCTION STATS
+	name     string    // sha or function name
+	eval     bool      // EVAL family (else FCALL)
+	readOnly bool      // *_RO command or a no-writes script
 	start    time.Time // when it started (set by the first Interrupt)
-	snapshot int64 // the keyspace time of the script (spec L-12)
-	allowOOM bool  // a shebang script with allow-oom
-	wrote    bool  // a write command ran (SCRIPT_WRITE_DIRTY)
-	timedOut bool  // past busy-reply-threshold
-	killed   bool  // SCRIPT KILL / FUNCTION KILL
+	snapshot int64     // the keyspace time of the script (spec L-12)
+	allowOOM bool      // a shebang script with allow-oom
+	wrote    bool      // a write command ran (SCRIPT_WRITE_DIRTY)
+	timedOut bool      // past busy-reply-threshold
+	killed   bool      // SCRIPT KILL / FUNCTION KILL
 }
 
 // scriptsLocked returns the scripting state, creating it on first use.
