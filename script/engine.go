@@ -127,10 +127,16 @@ func (e *Engine) Run(s *Script, r *Run, w *protocol.Writer) Result {
 		return Result{Err: true, CountErr: true}
 	}
 	L := vm.L
-	vm.keys = reuseArray(L, vm.keys, r.Keys)
-	vm.argvT = reuseArray(L, vm.argvT, r.Args)
-	vm.setGlobal("KEYS", vm.keys)
-	vm.setGlobal("ARGV", vm.argvT)
+	// Scripts cannot assign globals, so KEYS and ARGV are set again only
+	// when the tables change.
+	if keys := reuseArray(L, vm.keys, r.Keys); keys != vm.keys {
+		vm.keys = keys
+		vm.setGlobal("KEYS", keys)
+	}
+	if args := reuseArray(L, vm.argvT, r.Args); args != vm.argvT {
+		vm.argvT = args
+		vm.setGlobal("ARGV", args)
+	}
 	L.Push(fn)
 	return vm.call(r, 0, w)
 }
