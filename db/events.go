@@ -29,6 +29,7 @@ var (
 	EvNew         = Event{ClassNew, "new"}
 	EvExpired     = Event{ClassExpired, "expired"}
 	EvEvicted     = Event{ClassEvicted, "evicted"}
+	EvKeyMiss     = Event{ClassKeyMiss, "keymiss"}
 	EvDel         = Event{ClassGeneric, "del"}
 	EvExpire      = Event{ClassGeneric, "expire"}
 	EvPersist     = Event{ClassGeneric, "persist"}

@@ -287,7 +287,7 @@ type ObjectInfo struct {
 // Object returns OBJECT's view of key without touching its access data;
 // ok is false when the key is missing.
 func (d *DB) Object(key []byte) (ObjectInfo, bool) {
-	e := d.lookup(bstr(key), lookupNoTouch|lookupRead)
+	e := d.lookup(bstr(key), lookupNoTouch|lookupRead|lookupNoNotify)
 	if e == nil {
 		return ObjectInfo{}, false
 	}

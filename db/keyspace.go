@@ -128,6 +128,7 @@ const (
 	lookupRead     lookupFlags = 1 << iota // count keyspace hits and misses
 	lookupNoTouch                          // do not update the LRU/LFU data
 	lookupNoExpire                         // report stale keys as missing but do not delete them
+	lookupNoNotify                         // no "keymiss" event for a missing key (OBJECT)
 )
 
 // lookup finds key. A key past its deadline is deleted through the single
@@ -142,6 +143,9 @@ func (d *DB) lookup(key string, flags lookupFlags) *entry {
 	if flags&lookupRead != 0 {
 		if e == nil {
 			d.ks.Stats.KeyspaceMisses++
+			if o := d.ks.observer; o != nil && flags&lookupNoNotify == 0 {
+				o.Notify(d, EvKeyMiss, key) // Redis's lookupKey raises it with the miss
+			}
 		} else {
 			d.ks.Stats.KeyspaceHits++
 		}
@@ -209,11 +213,29 @@ func (d *DB) removeEntry(e *entry, why RemoveReason) {
 	} else {
 		d.ks.Stats.ExpiredKeys++
 	}
-	// Redis raises the event before signalModifiedKey on this path.
-	if o := d.ks.observer; o != nil {
+	o := d.ks.observer
+	if ro, ok := o.(RemovalObserver); ok {
+		ro.Removing(d, key, why)
+	}
+	// Redis raises "expired" before signalModifiedKey and "evicted" after.
+	if why == RemoveEvicted {
+		d.signal(key, false)
+		if o != nil {
+			o.Notify(d, ev, key)
+		}
+		return
+	}
+	if o != nil {
 		o.Notify(d, ev, key)
 	}
 	d.signal(key, false)
+}
+
+// RemovalObserver is implemented by an Observer that wants to know, before
+// the signal, that a change is an expiry or an eviction (a change no client
+// made: client-side caching attributes BCAST invalidations by it).
+type RemovalObserver interface {
+	Removing(d *DB, key string, why RemoveReason)
 }
 
 // RemoveIfStale deletes key through the expiry path when it is past its

@@ -1,6 +1,7 @@
 package db
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -77,9 +78,9 @@ func TestLazyExpiryTouchesAndCounts(t *testing.T) {
 	if ks.Stats.ExpiredKeys != 1 {
 		t.Fatalf("expired_keys = %d", ks.Stats.ExpiredKeys)
 	}
-	last := rec.events[len(rec.events)-1]
-	if last != "expired:k" {
-		t.Fatalf("last event %q, want expired:k", last)
+	// Redis notifies the expiry, then the miss of the read that found it.
+	if n := len(rec.events); n < 2 || rec.events[n-2] != "expired:k" || rec.events[n-1] != "keymiss:k" {
+		t.Fatalf("events %q, want them to end with expired:k keymiss:k", rec.events)
 	}
 }
 
@@ -124,11 +125,69 @@ func TestExpireInPastDeletes(t *testing.T) {
 	if !d.Expire([]byte("k"), 5) {
 		t.Fatal("EXPIRE on an existing key reports true")
 	}
+	if last := rec.events[len(rec.events)-1]; last != "del:k" {
+		t.Fatalf("event %q, want del:k", last)
+	}
 	if d.Exists([]byte("k")) || !c.Dirty() {
 		t.Fatal("EXPIRE in the past deletes and touches")
 	}
-	if last := rec.events[len(rec.events)-1]; last != "del:k" {
-		t.Fatalf("event %q, want del:k", last)
+}
+
+// orderRecorder records modifications and events in one sequence.
+type orderRecorder struct {
+	recorder
+	seq []string
+}
+
+func (r *orderRecorder) Modified(d *DB, key string) { r.seq = append(r.seq, "modified:"+key) }
+func (r *orderRecorder) Notify(d *DB, ev Event, key string) {
+	r.seq = append(r.seq, ev.Name+":"+key)
+}
+func (r *orderRecorder) Removing(d *DB, key string, why RemoveReason) {
+	r.seq = append(r.seq, "removing:"+key)
+}
+
+// TestRemovalOrder: Redis notifies "expired" before signalModifiedKey and
+// "evicted" after it; a RemovalObserver hears of the removal first.
+func TestRemovalOrder(t *testing.T) {
+	ks := NewKeyspace(1)
+	rec := &orderRecorder{}
+	ks.SetObserver(rec)
+	ks.SetTime(1_000_000)
+	d := ks.DB(0)
+	d.SetString([]byte("x"), []byte("v"), TTLSet, 1_000_100, EvSet)
+	d.SetString([]byte("v"), []byte("v"), TTLClear, 0, EvSet)
+	rec.seq = nil
+	ks.SetTime(1_000_200)
+	d.Exists([]byte("x"))
+	d.Evict("v", false)
+	want := "removing:x expired:x modified:x keymiss:x removing:v modified:v evicted:v"
+	if got := strings.Join(rec.seq, " "); got != want {
+		t.Fatalf("sequence %q, want %q", got, want)
+	}
+}
+
+func TestKeyMissEvent(t *testing.T) {
+	ks, rec := newTestKS(t)
+	d := ks.DB(0)
+	for _, tc := range []struct {
+		name string
+		read func()
+		want bool
+	}{
+		{"GET", func() { d.GetString([]byte("m")) }, true},
+		{"EXISTS", func() { d.Exists([]byte("m")) }, true},
+		{"TYPE", func() { d.TypeOf([]byte("m")) }, true},
+		{"TTL", func() { d.Deadline([]byte("m")) }, true},
+		{"OBJECT", func() { d.Object([]byte("m")) }, false},
+		{"write lookup", func() { d.Delete([]byte("m")) }, false},
+	} {
+		rec.events = nil
+		tc.read()
+		got := len(rec.events) == 1 && rec.events[0] == "keymiss:m"
+		if got != tc.want || (!tc.want && len(rec.events) != 0) {
+			t.Errorf("%s of a missing key: events %q, want keymiss %v", tc.name, rec.events, tc.want)
+		}
 	}
 }
 

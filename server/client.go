@@ -34,6 +34,8 @@ type client struct {
 	libVer        string // engine: CLIENT SETINFO lib-ver
 	watch         watch.Client
 	multi         multi.State
+	blocked       *blockedClient // engine: non-nil while blocked (blocking.go)
+	ps            clientPubSub   // engine: subscriptions and client-side caching
 
 	executing      bool // engine: a batch of this client's commands is running
 	inExec         bool // engine: running the commands queued in MULTI
@@ -54,6 +56,9 @@ func (c *client) flags() string {
 	var b []byte
 	if c.multi.Active() {
 		b = append(b, 'x')
+	}
+	if c.blocked != nil {
+		b = append(b, 'b')
 	}
 	if c.watch.Dirty() {
 		b = append(b, 'd')

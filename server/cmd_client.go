@@ -191,14 +191,7 @@ func (s *Server) clientInfoLocked(c *client) string {
 	if clientInfoExtra != nil {
 		sub, psub, ssub, redir, extraFlags = clientInfoExtra(s, c)
 	}
-	flags := c.flags()
-	if extraFlags != "" {
-		if flags == "N" {
-			flags = extraFlags
-		} else {
-			flags = extraFlags + flags
-		}
-	}
+	flags := mergeClientFlags(c.flags(), extraFlags)
 	multiCount := -1
 	if c.multi.Active() {
 		multiCount = c.multi.Len()
@@ -369,9 +362,17 @@ func (s *Server) killClientLocked(victim, killer *client) {
 		victim.closeAfterRply = true
 		return
 	}
-	victim.killed.Store(true)
-	if victim.conn != nil {
-		victim.conn.Close()
+	s.disconnectLocked(victim)
+}
+
+// disconnectLocked frees another client now, as Redis's freeClient does:
+// it is gone from CLIENT LIST and from every structure before the next
+// command runs; its goroutine finds it unregistered and only closes.
+func (s *Server) disconnectLocked(c *client) {
+	c.killed.Store(true)
+	s.freeClientLocked(c)
+	if c.conn != nil {
+		c.conn.Close()
 	}
 }
 
@@ -389,8 +390,7 @@ func (s *Server) closeTimedOutClientsLocked() {
 		if clientTimeoutExempt != nil && clientTimeoutExempt(cl) {
 			continue
 		}
-		cl.killed.Store(true)
-		cl.conn.Close()
+		s.disconnectLocked(cl)
 	}
 }
 

@@ -2,7 +2,6 @@ package server
 
 import (
 	"bytes"
-	"strings"
 
 	"github.com/miniwatchd/miniwatchd/glob"
 	"github.com/miniwatchd/miniwatchd/protocol"
@@ -142,7 +141,7 @@ func cmdFunctionDelete(c *client, args [][]byte) {
 
 func cmdFunctionFlush(c *client, args [][]byte) {
 	if len(args) > 3 {
-		c.fail(subcommandSyntaxError(args))
+		subcommandSyntaxError(c, args)
 		return
 	}
 	if len(args) == 3 && !bytes.EqualFold(args[2], []byte("sync")) && !bytes.EqualFold(args[2], []byte("async")) {
@@ -195,7 +194,7 @@ func cmdFunctionDump(c *client, args [][]byte) {
 
 func cmdFunctionRestore(c *client, args [][]byte) {
 	if len(args) > 4 {
-		c.fail(subcommandSyntaxError(args))
+		subcommandSyntaxError(c, args)
 		return
 	}
 	policy := "APPEND"
@@ -244,14 +243,4 @@ func fcallGeneric(c *client, args [][]byte, ro bool) {
 	s.runScriptLocked(c, args, r, func(h script.Host) script.Result {
 		return lib.Call(f, s.luaRunLocked(h, f.Name, keys, argv), &c.w)
 	})
-}
-
-// subcommandSyntaxError is addReplySubcommandSyntaxError.
-func subcommandSyntaxError(args [][]byte) protocol.Error {
-	sub := string(args[1])
-	if len(sub) > 128 {
-		sub = sub[:128]
-	}
-	return protocol.Error("ERR unknown subcommand or wrong number of arguments for '" + sub + "'. Try " +
-		strings.ToUpper(string(args[0])) + " HELP.")
 }

@@ -33,8 +33,12 @@ func (s *Server) serveConn(conn net.Conn) {
 		}
 		if err != nil {
 			if errors.Is(err, os.ErrDeadlineExceeded) && !c.killed.Load() {
-				// A late wake-up from an unblock: not an error.
+				// A wake-up from an unblock (or a late one): resume the
+				// commands that arrived while the client was blocked.
 				conn.SetReadDeadline(time.Time{})
+				if !s.processInput(c) {
+					return
+				}
 				continue
 			}
 			return
@@ -100,6 +104,11 @@ func (s *Server) freeClientLocked(c *client) {
 	delete(s.clients, c.id)
 }
 
+// batchEndHooks run under the engine lock when a client's batch of commands
+// is done, before its replies move to the output buffer (Redis's
+// beforeSleep duties: broadcast invalidations of client-side caching).
+var batchEndHooks []func(s *Server, c *client)
+
 // clientFreeHooks are run, under the engine lock, when a client goes away;
 // subsystems (blocking, pub/sub, tracking) register theirs in init.
 var clientFreeHooks []func(s *Server, c *client)
@@ -109,7 +118,7 @@ var clientFreeHooks []func(s *Server, c *client)
 func (s *Server) processInput(c *client) bool {
 	s.mu.Lock()
 	c.executing = true
-	for !c.closeAfterRply && !c.killed.Load() {
+	for !c.closeAfterRply && !c.killed.Load() && c.blocked == nil {
 		c.parser.Unauthenticated = !c.authenticated
 		args, ok, err := c.parser.Next()
 		if err != nil {
@@ -129,6 +138,9 @@ func (s *Server) processInput(c *client) bool {
 			c.w.Buf = c.w.Buf[:0]
 			break
 		}
+	}
+	for _, fn := range batchEndHooks {
+		fn(s, c)
 	}
 	c.executing = false
 	c.qbuf.Store(int64(c.parser.Buffered()))

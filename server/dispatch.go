@@ -18,6 +18,9 @@ func (s *Server) processCommand(c *client, args [][]byte) bool {
 	now := s.clock.Now()
 	c.lastActive.Store(now.UnixMilli())
 	s.ks.SetTime(now.UnixMilli())
+	for _, fn := range beforeCommandHooks {
+		fn(s, c, args)
+	}
 
 	if bytes.EqualFold(args[0], []byte("host:")) || bytes.EqualFold(args[0], []byte("post")) {
 		s.log.Warn("Possible SECURITY ATTACK detected. It looks like somebody is sending POST or Host: commands to Redis. This is likely due to an attacker attempting to use Cross Protocol Scripting to compromise your Redis instance. Connection aborted.")
@@ -143,6 +146,9 @@ func (s *Server) call(c *client, cmd *command, args [][]byte) {
 	errs := s.stats.totalErrorReplies
 	at := len(c.w.Buf)
 	cmd.proc(c, args)
+	for _, fn := range afterCallHooks {
+		fn(s, c, cmd, args)
+	}
 	cmd.calls.Add(1)
 	cmd.usec.Add(time.Since(start).Microseconds())
 	if s.stats.totalErrorReplies != errs && (len(c.w.Buf) <= at || c.w.Buf[at] == '-') {
@@ -203,3 +209,13 @@ func (s *Server) afterCommandLocked() {
 
 // afterCommandHooks are registered by subsystems in init.
 var afterCommandHooks []func(s *Server)
+
+// beforeCommandHooks run, in init order, when a top-level command arrives,
+// before any check (the client-side caching subsystem notes the current
+// client and applies the one-command lifetime of CLIENT CACHING).
+var beforeCommandHooks []func(s *Server, c *client, args [][]byte)
+
+// afterCallHooks run after every command call, top-level or not (EXEC
+// bodies, scripts): client-side caching remembers the keys a read command
+// touched, as Redis's call does.
+var afterCallHooks []func(s *Server, c *client, cmd *command, args [][]byte)

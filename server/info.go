@@ -122,8 +122,8 @@ func (s *Server) infoClients(b *strings.Builder) {
 	field(b, "client_recent_max_input_buffer", 0)
 	field(b, "client_recent_max_output_buffer", 0)
 	field(b, "blocked_clients", s.blockedClientsLocked())
-	field(b, "tracking_clients", 0)
-	field(b, "clients_in_timeout_table", 0)
+	field(b, "tracking_clients", s.trackingClientsLocked())
+	field(b, "clients_in_timeout_table", s.clientsInTimeoutTableLocked())
 }
 
 // blockedClientsHook is set by the blocking subsystem.

@@ -16,6 +16,7 @@ type outbuf struct {
 	pending  []byte // mu
 	spare    []byte // mu: the buffer the flusher hands back, reused
 	flushing bool   // mu: a goroutine is writing
+	inflight int    // mu: bytes handed to conn.Write and not yet written
 	closed   bool   // mu: the connection is gone; drop output
 	kick     chan struct{}
 	err      error // mu: the first write error
@@ -50,11 +51,12 @@ func (o *outbuf) push(b []byte) (needFlush bool, size int) {
 	return needFlush, size
 }
 
-// size reports the bytes waiting to be written.
+// size reports the bytes waiting to be written, counting those a flusher
+// is writing right now.
 func (o *outbuf) size() int {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return len(o.pending)
+	return len(o.pending) + o.inflight
 }
 
 // flush writes pending to conn until it is empty, unless another goroutine is
@@ -71,9 +73,11 @@ func (o *outbuf) flush(conn net.Conn) error {
 	for len(o.pending) > 0 && o.err == nil {
 		buf := o.pending
 		o.pending = o.spare[:0]
+		o.inflight = len(buf)
 		o.mu.Unlock()
 		_, err := conn.Write(buf)
 		o.mu.Lock()
+		o.inflight = 0
 		if err != nil {
 			o.err = err
 			o.pending = o.pending[:0]
@@ -91,8 +95,12 @@ func (o *outbuf) flush(conn net.Conn) error {
 }
 
 // startWriter launches the goroutine that flushes pushed output for a client
-// whose own goroutine is busy reading; it runs until close.
+// whose own goroutine is busy reading; it runs until close. The caller holds
+// o.mu or is the only goroutine that can reach o; a second call does nothing.
 func (o *outbuf) startWriter(conn net.Conn) {
+	if o.kick != nil || o.closed {
+		return
+	}
 	o.kick = make(chan struct{}, 1)
 	go func() {
 		for range o.kick {
@@ -113,9 +121,14 @@ func (o *outbuf) wake() {
 	o.mu.Unlock()
 }
 
-// close drops pending output and stops the writer goroutine.
+// close drops pending output and stops the writer goroutine. Closing twice
+// is harmless.
 func (o *outbuf) close() {
 	o.mu.Lock()
+	if o.closed {
+		o.mu.Unlock()
+		return
+	}
 	o.closed = true
 	o.pending = nil
 	o.spare = nil

@@ -50,10 +50,12 @@ type Server struct {
 
 	scripting scripting // mu: Lua scripts and functions (script_run.go)
 
+	ps           pubsubState  // mu: pub/sub, keyspace notifications, client-side caching
 	activeExpire bool         // mu: DEBUG SET-ACTIVE-EXPIRE
 	expireCycle  expire.Cycle // used only by the cron goroutine
 	configFile   string       // absolute path of the config file, "" if none
 	mem          memState
+	blk          blockingState // mu: blocked clients and ready keys (blocking.go)
 }
 
 // startHooks run once, under the engine lock, when a server is created

@@ -1,0 +1,404 @@
+#!/usr/bin/env bash
+# targets.sh - miniwatchd's performance targets, measured side by side with
+# redis-server on this machine, one PASS/FAIL/SKIP line per target.
+#
+# usage: bench/targets.sh [--quick] [--rounds N] [--only GROUPS] [--out DIR]
+#
+#   --quick       3 rounds, half the requests, 2 s watchbench runs (about 3
+#                 minutes instead of 6; each newly implemented command family
+#                 adds about a minute to a full run)
+#   --rounds N    rounds of every throughput and contention workload
+#   --only GROUPS comma list of: P1, P16, EVALSHA, WATCH, MEMORY (default all)
+#   --out DIR     where the raw results go (default: a new /tmp/miniwatchd-targets.*)
+#
+# What it does: builds miniwatchd and watchbench from this checkout, starts
+# miniwatchd and redis-server on free ports of 127.0.0.1, and runs every
+# workload on both servers back to back, in the order mw,redis in odd rounds
+# and redis,mw in even ones. A target's ratio is the median over rounds of
+# the per-round ratio miniwatchd/redis, so both sides of a ratio ran within
+# seconds of each other. Workloads miniwatchd does not implement yet
+# (COMMAND INFO <cmd> is empty) print SKIP with the reason; they run as soon
+# as the commands exist.
+#
+#   redis-benchmark -c 50 -r 100000, -P 1 and -P 16:
+#     SET GET INCR LPUSH LPOP SADD HSET ZADD MSET(10)   >= 1.0x at -P 1, >= 0.8x at -P 16
+#     EVALSHA of "return redis.call('INCR', KEYS[1])"    >= 0.8x
+#   watchbench -mode watch-hot (WATCH/GET/MULTI/SET/EXEC on one hot key)
+#     commits/s at 1, 8, 32, 128 clients                >= 1.0x, counter check every run
+#   memory: (RSS after 1,000,000 SETs of small strings - RSS empty) / keys
+#                                                       <= 1.5x redis-server's
+#
+# Exit status: 0 no FAIL, 1 at least one FAIL, 2 setup error.
+# Environment: REDIS_SERVER (redis-server), PORT_MW, PORT_REDIS (free ports),
+#   CLIENTS (50), KEYSPACE (100000), MEM_KEYS (1000000), WATCH_CLIENTS ("1 8 32 128"),
+#   N_P1 / N_P16 (requests per run), WATCH_DUR (watchbench run length).
+# Only processes this script started are stopped, by PID.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+QUICK=0
+ROUNDS=
+ONLY=P1,P16,EVALSHA,WATCH,MEMORY
+OUT=
+while (($#)); do
+	case $1 in
+	--quick) QUICK=1 ;;
+	--rounds) ROUNDS=${2:?--rounds needs a number}; shift ;;
+	--only) ONLY=${2:?--only needs a list}; shift ;;
+	--out) OUT=${2:?--out needs a directory}; shift ;;
+	-h | --help) sed -n '2,/^set -euo/{/^set -euo/d; s/^# \{0,1\}//; p}' "$0"; exit 0 ;;
+	*) echo "targets.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
+	esac
+	shift
+done
+if ((QUICK)); then
+	: "${ROUNDS:=3}" "${N_P1:=50000}" "${N_P16:=300000}" "${WATCH_DUR:=2s}"
+else
+	: "${ROUNDS:=5}" "${N_P1:=100000}" "${N_P16:=600000}" "${WATCH_DUR:=5s}"
+fi
+[[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || { echo "targets.sh: --rounds must be a positive integer" >&2; exit 2; }
+REDIS_SERVER=${REDIS_SERVER:-redis-server}
+CLIENTS=${CLIENTS:-50}
+KEYSPACE=${KEYSPACE:-100000}
+MEM_KEYS=${MEM_KEYS:-1000000}
+WATCH_CLIENTS=${WATCH_CLIENTS:-1 8 32 128}
+SCRIPT="return redis.call('INCR', KEYS[1])"
+OUT=${OUT:-$(mktemp -d /tmp/miniwatchd-targets.XXXXXX)}
+mkdir -p "$OUT/logs"
+
+say() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+fatal() { say "ERROR: $*"; exit 2; }
+wants() { [[ ,$ONLY, == *,$1,* ]]; }
+
+for tool in redis-benchmark redis-cli go awk "$REDIS_SERVER"; do
+	command -v "$tool" >/dev/null || fatal "$tool not found (redis-tools and redis-server 7.0.15 are needed)"
+done
+
+# ------------------------------------------------------------------ servers
+declare -A PID PORT
+SIDES=(mw redis)
+declare -A LABEL=([mw]=miniwatchd [redis]=redis)
+
+port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+# free_port picks a port nobody listens on, below the ephemeral range (a
+# port used by an outgoing connection accepts no connection but cannot be
+# bound either).
+free_port() {
+	local p i lo=32768
+	read -r lo _ </proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || true
+	((lo > 12000)) || lo=32768
+	for ((i = 0; i < 500; i++)); do
+		p=$((10000 + RANDOM % (lo - 10000)))
+		[[ $p == "${PORT[mw]:-}" || $p == "${PORT[redis]:-}" ]] && continue
+		port_in_use "$p" || { echo "$p"; return 0; }
+	done
+	return 1
+}
+
+cli() { redis-cli -h 127.0.0.1 -p "${PORT[$1]}" "${@:2}"; }
+
+start_server() { # start_server SIDE
+	local side=$1 log=$OUT/logs/$1-server.log i
+	case $side in
+	mw) "$BIN/miniwatchd" --port "${PORT[mw]}" --bind 127.0.0.1 --save "" --appendonly no >>"$log" 2>&1 & ;;
+	redis) "$REDIS_SERVER" --port "${PORT[redis]}" --bind 127.0.0.1 --save "" --appendonly no >>"$log" 2>&1 & ;;
+	esac
+	PID[$side]=$!
+	for ((i = 0; i < 300; i++)); do
+		[[ $(cli "$side" PING 2>/dev/null) == PONG ]] && return 0
+		kill -0 "${PID[$side]}" 2>/dev/null || { tail -5 "$log" >&2; fatal "${LABEL[$side]} exited at start (log $log)"; }
+		sleep 0.1
+	done
+	fatal "${LABEL[$side]} did not answer PING on port ${PORT[$side]}"
+}
+
+stop_server() { # stop_server SIDE
+	local pid=${PID[$1]:-} i
+	[[ -n $pid ]] || return 0
+	kill -TERM "$pid" 2>/dev/null || true
+	for ((i = 0; i < 100; i++)); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -KILL "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+	unset "PID[$1]"
+}
+
+stop_servers() { local s; for s in "${SIDES[@]}"; do stop_server "$s"; done; }
+trap stop_servers EXIT
+trap 'exit 130' INT TERM
+
+# cpu_ticks PID: user+system CPU of the process so far, in clock ticks
+cpu_ticks() { awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
+rss_kb() { awk '$1 == "VmRSS:" { print $2 }' "/proc/$1/status"; }
+TICK=$(getconf CLK_TCK)
+
+# has_cmds SIDE CMD...: every command is in the server's COMMAND INFO
+has_cmds() {
+	local side=$1 c
+	shift
+	for c; do
+		[[ $(cli "$side" COMMAND INFO "$c" | head -1) == "$c" ]] || return 1
+	done
+}
+
+# ------------------------------------------------------------------ workloads
+# A workload id is NAME/Pn. NEEDS lists the commands miniwatchd must have.
+declare -A TEST NEEDS
+TEST=([SET]=set [GET]=get [INCR]=incr [LPUSH]=lpush [LPOP]=lpop [SADD]=sadd [HSET]=hset [ZADD]=zadd [MSET]=mset)
+NEEDS=([SET]=set [GET]="set get" [INCR]=incr [LPUSH]=lpush [LPOP]="lpop lpush llen" [SADD]=sadd
+	[HSET]=hset [ZADD]=zadd [MSET]=mset [EVALSHA]="evalsha script")
+NAMES=(SET GET INCR LPUSH LPOP SADD HSET ZADD MSET)
+
+RUNS=$OUT/runs.tsv      # id side round value p50_ms p99_ms cpu_us_per_op abort_ratio status
+TARGETS=$OUT/targets.tsv # id label op want (op: ge or le)
+SKIPS=$OUT/skips.tsv     # id reason
+: >"$RUNS" >"$TARGETS" >"$SKIPS"
+SHA=
+
+# prepare SIDE ID N: untimed setup so every run starts from the same state
+prepare() {
+	local side=$1 name=${2%/*} n=$3 len
+	case $name in
+	LPUSH) cli "$side" DEL mylist >/dev/null ;;
+	LPOP)
+		cli "$side" DEL mylist >/dev/null
+		redis-benchmark -h 127.0.0.1 -p "${PORT[$side]}" -c 4 -P 64 -n "$n" -t lpush -q >/dev/null
+		len=$(cli "$side" LLEN mylist)
+		((len >= n)) || say "warning: LPOP prefill on ${LABEL[$side]} left $len elements, want $n"
+		;;
+	SADD) cli "$side" DEL myset >/dev/null ;;
+	HSET) cli "$side" DEL myhash >/dev/null ;;
+	ZADD) cli "$side" DEL myzset >/dev/null ;;
+	esac
+}
+
+# bench_run SIDE ID ROUND: one redis-benchmark run, appended to RUNS
+bench_run() {
+	local side=$1 id=$2 r=$3 name=${2%/*} p=${2#*/P} n args out err c0 c1 line status=ok
+	n=$N_P1
+	((p > 1)) && n=$N_P16
+	[[ $name == MSET ]] && n=$((n / 2))
+	prepare "$side" "$id" "$n"
+	if [[ $name == EVALSHA ]]; then
+		args=(evalsha "$SHA" 1 "counter:__rand_int__")
+	else
+		args=(-t "${TEST[$name]}")
+	fi
+	out=$OUT/logs/r$r-${id/\//-}-$side.csv
+	err=$OUT/logs/r$r-${id/\//-}-$side.err
+	c0=$(cpu_ticks "${PID[$side]}")
+	timeout 600 redis-benchmark -h 127.0.0.1 -p "${PORT[$side]}" -c "$CLIENTS" -n "$n" -r "$KEYSPACE" \
+		-P "$p" --csv "${args[@]}" >"$out" 2>"$err" || status=err # it exits on an error reply
+	c1=$(cpu_ticks "${PID[$side]}")
+	line=$(tail -1 "$out" | tr -d '"')
+	local rps p50 p99
+	IFS=, read -r _ rps _ _ p50 _ p99 _ <<<"$line"
+	[[ $rps =~ ^[0-9.]+$ ]] || { status=err; rps=0 p50=- p99=-; }
+	local cpu
+	cpu=$(awk -v a="$c0" -v b="$c1" -v t="$TICK" -v n="$n" 'BEGIN { printf "%.2f", (b - a) / t * 1e6 / n }')
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t-\t%s\n' "$id" "$side" "$r" "$rps" "$p50" "$p99" "$cpu" "$status" >>"$RUNS"
+	say "round $r $id ${LABEL[$side]}: $rps rps, p50 $p50 ms, p99 $p99 ms, server ${cpu} us/req${status/ok/}"
+}
+
+# watch_run SIDE CLIENTS ROUND: one watchbench run, appended to RUNS
+watch_run() {
+	local side=$1 c=$2 r=$3 id=WATCH/c$2 out rc=0 c0 c1 status
+	out=$OUT/logs/r$r-watch-c$c-$side.txt
+	c0=$(cpu_ticks "${PID[$side]}")
+	"$BIN/watchbench" -addr "127.0.0.1:${PORT[$side]}" -clients "$c" -duration "$WATCH_DUR" \
+		-mode watch-hot -prefix targets >"$out" 2>&1 || rc=$?
+	c1=$(cpu_ticks "${PID[$side]}")
+	case $rc in 0) status=ok ;; 1) status=lost ;; *) status=err ;; esac
+	local f
+	f=$(awk '/^RESULT / { for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+		printf "%s %s %.3f %.3f %s", v["commits_per_s"], v["abort_ratio"], v["p50_us"] / 1000, v["p99_us"] / 1000, v["commits"] }' "$out")
+	local cps ar p50 p99 commits cpu
+	read -r cps ar p50 p99 commits <<<"${f:-0 - - - 0}"
+	cpu=$(awk -v a="$c0" -v b="$c1" -v t="$TICK" -v n="$commits" 'BEGIN { if (n > 0) printf "%.2f", (b - a) / t * 1e6 / n; else print "-" }')
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$id" "$side" "$r" "${cps:-0}" "$p50" "$p99" "$cpu" "$ar" "$status" >>"$RUNS"
+	say "round $r $id ${LABEL[$side]}: $cps commits/s, abort ratio $ar, p99 $p99 ms, check ${status}"
+}
+
+# mem_run SIDE: fresh server, load MEM_KEYS keys, bytes of RSS per key
+mem_run() {
+	local side=$1 r0 r1 keys
+	start_server "$side"
+	sleep 1
+	r0=$(rss_kb "${PID[$side]}")
+	redis-cli -h 127.0.0.1 -p "${PORT[$side]}" --pipe <"$MEMFILE" >"$OUT/logs/mem-$side.txt" 2>&1 ||
+		say "redis-cli --pipe into ${LABEL[$side]} exited non-zero (see logs/mem-$side.txt)"
+	sleep 2
+	r1=$(rss_kb "${PID[$side]}")
+	keys=$(cli "$side" DBSIZE)
+	[[ $keys == "$MEM_KEYS" ]] || say "warning: ${LABEL[$side]} holds $keys keys, want $MEM_KEYS"
+	stop_server "$side"
+	awk -v s="$side" -v a="$r0" -v b="$r1" -v k="$keys" 'BEGIN { printf "MEMORY\t%s\t1\t%.1f\t%d\t%d\t-\t-\tok\n", s, (k > 0 ? (b - a) * 1024 / k : 0), a, b }' >>"$RUNS"
+	say "memory ${LABEL[$side]}: RSS ${r0} kB -> ${r1} kB for $keys keys"
+}
+
+# ------------------------------------------------------------------ main
+BIN=$OUT/bin
+mkdir -p "$BIN"
+say "building miniwatchd and watchbench into $BIN"
+(cd "$ROOT" && go build -o "$BIN/miniwatchd" ./cmd/miniwatchd && go build -o "$BIN/watchbench" ./cmd/watchbench) ||
+	fatal "go build failed"
+
+PORT[mw]=${PORT_MW:-$(free_port)} || fatal "no free port"
+PORT[redis]=${PORT_REDIS:-$(free_port)} || fatal "no free port"
+{
+	echo "date        $(date -Is)"
+	echo "commit      $(cd "$ROOT" && git rev-parse --short HEAD 2>/dev/null || echo unknown)$(cd "$ROOT" && git diff --quiet 2>/dev/null || echo ' (with local changes)')"
+	echo "redis       $("$REDIS_SERVER" --version | head -1)"
+	echo "machine     $(nproc) CPUs, $(awk '/MemTotal/ { printf "%.1f GB", $2 / 1048576 }' /proc/meminfo), load average $(cut -d' ' -f1-3 /proc/loadavg) at start"
+	echo "settings    rounds=$ROUNDS -c $CLIENTS -r $KEYSPACE, -n $N_P1 at -P 1 and $N_P16 at -P 16 (MSET half), watchbench ${WATCH_DUR} per run"
+	echo "ports       miniwatchd ${PORT[mw]}, redis ${PORT[redis]}; raw results in $OUT"
+} | tee "$OUT/meta.txt"
+"$REDIS_SERVER" --version | grep -q 'v=7\.0\.15' || say "warning: the targets are defined against redis-server 7.0.15"
+
+start_server mw
+start_server redis
+
+# Which workloads run: a group must be selected and miniwatchd must have
+# every command the workload needs.
+IDS=()
+add_workload() { # add_workload ID LABEL OP WANT NEEDS...
+	local id=$1 label=$2 op=$3 want=$4 c missing=()
+	shift 4
+	printf '%s\t%s\t%s\t%s\n' "$id" "$label" "$op" "$want" >>"$TARGETS"
+	for c; do has_cmds mw "$c" || missing+=("$c"); done
+	if ((${#missing[@]})); then
+		printf '%s\tnot implemented by miniwatchd yet (COMMAND INFO %s is empty)\n' "$id" "${missing[*]^^}" >>"$SKIPS"
+		return
+	fi
+	for c; do has_cmds redis "$c" || { printf '%s\tredis-server lacks %s\n' "$id" "${c^^}" >>"$SKIPS"; return; }; done
+	IDS+=("$id")
+}
+for p in 1 16; do
+	wants "P$p" || continue
+	want=1.0
+	((p > 1)) && want=0.8
+	for name in "${NAMES[@]}"; do
+		label="$name -P $p"
+		[[ $name == MSET ]] && label="MSET(10) -P $p"
+		# shellcheck disable=SC2086
+		add_workload "$name/P$p" "$label" ge "$want" ${NEEDS[$name]}
+	done
+done
+if wants EVALSHA; then
+	# shellcheck disable=SC2086
+	add_workload EVALSHA/P1 "EVALSHA (one INCR) -P 1" ge 0.8 ${NEEDS[EVALSHA]}
+	if [[ " ${IDS[*]} " == *" EVALSHA/P1 "* ]]; then
+		SHA=$(cli redis SCRIPT LOAD "$SCRIPT")
+		[[ $(cli mw SCRIPT LOAD "$SCRIPT") == "$SHA" ]] || fatal "SCRIPT LOAD gives different SHA1s"
+	fi
+fi
+WATCH_IDS=()
+if wants WATCH; then
+	for c in $WATCH_CLIENTS; do
+		printf '%s\t%s\t%s\t%s\n' "WATCH/c$c" "WATCH hot key, c=$c" ge 1.0 >>"$TARGETS"
+		WATCH_IDS+=("WATCH/c$c")
+	done
+fi
+
+say "throughput: ${#IDS[@]} workloads x $ROUNDS rounds x 2 servers"
+for ((r = 1; r <= ROUNDS; r++)); do
+	order=(mw redis)
+	((r % 2)) || order=(redis mw)
+	for id in "${IDS[@]}"; do
+		for side in "${order[@]}"; do bench_run "$side" "$id" "$r"; done
+	done
+done
+
+if ((${#WATCH_IDS[@]})); then
+	say "contention: watchbench -mode watch-hot at clients $WATCH_CLIENTS x $ROUNDS rounds x 2 servers"
+	for ((r = 1; r <= ROUNDS; r++)); do
+		order=(mw redis)
+		((r % 2)) || order=(redis mw)
+		for c in $WATCH_CLIENTS; do
+			for side in "${order[@]}"; do watch_run "$side" "$c" "$r"; done
+		done
+	done
+fi
+stop_servers
+
+if wants MEMORY; then
+	printf 'MEMORY\tmemory, %d keys\tle\t1.5\n' "$MEM_KEYS" >>"$TARGETS"
+	MEMFILE=${TMPDIR:-/tmp}/miniwatchd-bench-set-$MEM_KEYS.resp
+	if [[ ! -s $MEMFILE ]]; then
+		say "writing $MEMFILE (SET key:<12 digits> xxx, $MEM_KEYS commands)"
+		awk -v n="$MEM_KEYS" 'BEGIN { ORS = ""
+			for (i = 0; i < n; i++) printf "*3\r\n$3\r\nSET\r\n$16\r\nkey:%012d\r\n$3\r\nxxx\r\n", i }' >"$MEMFILE.$$"
+		mv "$MEMFILE.$$" "$MEMFILE"
+	fi
+	mem_run mw
+	mem_run redis
+fi
+echo "load average $(cut -d' ' -f1-3 /proc/loadavg) at end" | tee -a "$OUT/meta.txt"
+
+# ------------------------------------------------------------------ report
+awk -F'\t' -v LA=miniwatchd -v LB=redis '
+function median(list,    a, n, i, j, t) {
+	n = split(list, a, " ")
+	if (n == 0) return ""
+	for (i = 2; i <= n; i++) { t = a[i] + 0; for (j = i - 1; j >= 1 && a[j] + 0 > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+	return n % 2 ? a[(n + 1) / 2] + 0 : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+function lo(list,    a, n, i, m) { n = split(list, a, " "); m = a[1] + 0; for (i = 2; i <= n; i++) if (a[i] + 0 < m) m = a[i] + 0; return m }
+function hi(list,    a, n, i, m) { n = split(list, a, " "); m = a[1] + 0; for (i = 2; i <= n; i++) if (a[i] + 0 > m) m = a[i] + 0; return m }
+function push(k, v) { if (v != "-" && v != "") L[k] = L[k] " " v }
+FILENAME ~ /targets.tsv$/ { ids[++nid] = $1; label[$1] = $2; op[$1] = $3; want[$1] = $4; next }
+FILENAME ~ /skips.tsv$/ { skip[$1] = $2; next }
+{
+	id = $1; s = $2; r = $3
+	if ($9 != "ok") { bad[id, s] = bad[id, s] " " $9; nbad[id]++; if ($9 == "lost") lost[id, s]++ }
+	if ($9 == "err") next
+	val[id, s, r] = $4; push(id SUBSEP s SUBSEP "v", $4)
+	if (id == "MEMORY") { rss0[s] = $5; rss1[s] = $6 }
+	else { push(id SUBSEP s SUBSEP "p50", $5); push(id SUBSEP s SUBSEP "p99", $6); push(id SUBSEP s SUBSEP "cpu", $7); push(id SUBSEP s SUBSEP "ar", $8) }
+	rounds[id, r] = 1; seen[id] = 1; runs[id]++
+}
+END {
+	for (k in rounds) { split(k, p, SUBSEP); id = p[1]; r = p[2]
+		if ((id, "mw", r) in val && (id, "redis", r) in val && val[id, "redis", r] > 0) push(id SUBSEP "ratio", val[id, "mw", r] / val[id, "redis", r]) }
+	printf "\nMedians over rounds; ratio = median of the per-round ratios %s/%s. p99 in ms; server CPU in\n", LA, LB
+	printf "microseconds per request or commit (user+system time of the server process / operations).\n\n"
+	printf "%-24s %-9s %11s %11s %6s %11s %8s %8s %8s %8s\n", "target", "unit", LA, LB, "ratio", "min-max", "p99 mw", "p99 rds", "cpu mw", "cpu rds"
+	for (i = 1; i <= nid; i++) {
+		id = ids[i]
+		if (id in skip || !(id in seen)) continue
+		q = L[id, "ratio"]
+		unit = id == "MEMORY" ? "B/key" : (id ~ /^WATCH/ ? "commits/s" : "req/s")
+		printf "%-24s %-9s %11.1f %11.1f %6s %11s %8s %8s %8s %8s\n", label[id], unit, median(L[id, "mw", "v"]), median(L[id, "redis", "v"]),
+			q == "" ? "-" : sprintf("%.2f", median(q)), q == "" ? "-" : sprintf("%.2f-%.2f", lo(q), hi(q)),
+			median(L[id, "mw", "p99"]), median(L[id, "redis", "p99"]), median(L[id, "mw", "cpu"]), median(L[id, "redis", "cpu"])
+		if (id ~ /^WATCH/) printf "%-24s %-9s %11.3f %11.3f\n", "", "aborted", median(L[id, "mw", "ar"]), median(L[id, "redis", "ar"])
+	}
+	if ("MEMORY" in seen) printf "%-24s %-9s %11d %11d  (empty server)\n%-24s %-9s %11d %11d  (after loading)\n", "", "RSS kB", rss0["mw"], rss0["redis"], "", "RSS kB", rss1["mw"], rss1["redis"]
+	print ""
+	npass = nfail = nskip = 0
+	for (i = 1; i <= nid; i++) {
+		id = ids[i]
+		if (id in skip) { printf "SKIP  %-26s %s\n", label[id], skip[id]; nskip++; continue }
+		q = L[id, "ratio"]
+		cmp = op[id] == "ge" ? ">=" : "<="
+		if (q == "") { printf "FAIL  %-26s no result (runs failed:%s%s; see logs)\n", label[id], bad[id, "mw"], bad[id, "redis"]; nfail++; continue }
+		m = median(q)
+		ok = op[id] == "ge" ? m >= want[id] : m <= want[id]
+		note = ""
+		if (nbad[id]) { ok = 0; note = sprintf(", %d failed runs:%s%s", nbad[id], bad[id, "mw"], bad[id, "redis"]) }
+		printf "%s  %-26s %.3fx (want %s %.1fx; rounds=%d, range %.2f-%.2f%s)\n", ok ? "PASS" : "FAIL", label[id], m, cmp, want[id], split(q, tmp, " "), lo(q), hi(q), note
+		if (ok) npass++; else nfail++
+	}
+	nw = 0
+	for (i = 1; i <= nid; i++) if (ids[i] ~ /^WATCH/ && ids[i] in seen) { nw += runs[ids[i]]; nl += lost[ids[i], "mw"] + lost[ids[i], "redis"] }
+	if (nw > 0) {
+		if (nl == 0) { printf "PASS  %-26s counter equal to commits in all %d runs\n", "WATCH counter check", nw; npass++ }
+		else { printf "FAIL  %-26s %d of %d runs lost or invented updates (see logs/*watch*)\n", "WATCH counter check", nl, nw; nfail++ }
+	}
+	printf "\n%d PASS, %d FAIL, %d SKIP\n", npass, nfail, nskip
+	exit (nfail > 0 ? 1 : 0)
+}' "$TARGETS" "$SKIPS" "$RUNS" | tee "$OUT/report.txt"

@@ -1,0 +1,100 @@
+package server
+
+import "net"
+
+// Delivery of out-of-band output to other clients: pub/sub messages,
+// keyspace notifications and client-side caching invalidations.
+//
+// A producer (the client running PUBLISH, a write that raises a keyspace
+// event, the expiry cycle) holds the engine lock; the receiver may be any
+// client. The frame is appended to the receiver's output buffer and its
+// writer goroutine is woken, so the producer never waits for the receiver's
+// socket. A receiver that falls behind is disconnected when its buffer
+// crosses client-output-buffer-limit (Redis's checkClientOutputBufferLimits,
+// networking.c), which keeps a stalled subscriber from holding memory
+// without bound while every other subscriber goes on.
+
+// deliverLocked appends frame to c's output. While c is running its own
+// batch under the engine lock the frame goes into c.w, between the replies
+// of its commands, exactly where Redis would put it; otherwise it goes to
+// the output buffer, behind everything already queued.
+func (s *Server) deliverLocked(c *client, frame []byte) {
+	if c.executing {
+		c.w.Buf = append(c.w.Buf, frame...)
+		return
+	}
+	if c.conn == nil || c.killed.Load() {
+		return
+	}
+	used, ok := c.out.pushAsync(c.conn, frame)
+	if ok && s.outputLimitReachedLocked(c, used) {
+		s.closeClientASAPLocked(c)
+	}
+}
+
+// pushAsync appends frame for a client whose own goroutine is not writing
+// for it, starts the client's writer goroutine on first use, wakes it, and
+// returns the bytes now waiting to be written. ok is false when the
+// connection is closed (the frame is dropped).
+func (o *outbuf) pushAsync(conn net.Conn, frame []byte) (used int, ok bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.closed {
+		return 0, false
+	}
+	o.pending = append(o.pending, frame...)
+	if o.kick == nil {
+		o.startWriter(conn)
+	}
+	if !o.flushing {
+		select {
+		case o.kick <- struct{}{}:
+		default:
+		}
+	}
+	return len(o.pending) + o.inflight, true
+}
+
+// outputLimitReachedLocked applies client-output-buffer-limit to a client
+// with used bytes waiting (Redis's checkClientOutputBufferLimits): the hard
+// limit disconnects at once; the soft limit only once it has been exceeded
+// continuously for more than its seconds, measured on the server clock.
+// Subscribed clients use the pubsub class, every other client the normal
+// class.
+func (s *Server) outputLimitReachedLocked(c *client, used int) bool {
+	class := OutputBufferNormal
+	if c.ps.subscribed() {
+		class = OutputBufferPubSub
+	}
+	l := s.cfg.ClientOutputBufferLimit[class]
+	u := uint64(used)
+	hard := l.Hard > 0 && u >= l.Hard
+	soft := l.Soft > 0 && u >= l.Soft
+	if soft {
+		now := s.clock.Now().Unix()
+		if c.ps.softLimitSince == 0 {
+			c.ps.softLimitSince = now
+			soft = false
+		} else if now-c.ps.softLimitSince <= l.SoftSeconds {
+			soft = false
+		}
+	} else {
+		c.ps.softLimitSince = 0
+	}
+	return soft || hard
+}
+
+// closeClientASAPLocked disconnects c because its output buffer went over
+// the limit (Redis's freeClientAsync from
+// closeClientOnOutputBufferLimitReached): pending output is dropped, the
+// connection closed, and the client's own goroutine frees it, dropping its
+// subscriptions.
+func (s *Server) closeClientASAPLocked(c *client) {
+	if c.killed.Swap(true) {
+		return
+	}
+	s.log.Warn("Client " + s.clientInfoLocked(c) + " scheduled to be closed ASAP for overcoming of output buffer limits.")
+	s.ps.obufDisconnections++
+	c.out.close()
+	c.conn.Close()
+}

@@ -1,0 +1,86 @@
+package watch
+
+import (
+	"strconv"
+	"testing"
+)
+
+// Hot-path benchmarks of the WATCH bookkeeping: what one WATCH, one write
+// (touch) and one end of transaction (unwatch) cost. See also
+// BenchmarkWatchTouch in watch_test.go (watch, touch, reset in one op).
+
+// BenchmarkTouchUnwatchedKey is the cost every write pays when nobody
+// watches anything in its db.
+func BenchmarkTouchUnwatchedKey(b *testing.B) {
+	var k Keys
+	b.ReportAllocs()
+	for b.Loop() {
+		k.Touch("key:000000012345", true)
+	}
+}
+
+// BenchmarkTouchOtherKeyWatched is a write to a key nobody watches while
+// other keys of the db are watched (a map lookup that misses).
+func BenchmarkTouchOtherKeyWatched(b *testing.B) {
+	var k Keys
+	clients := make([]Client, 100)
+	for i := range clients {
+		clients[i].Watch(&k, 0, "watched:"+strconv.Itoa(i), false)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		k.Touch("key:000000012345", true)
+	}
+}
+
+// BenchmarkWatchUnwatch is WATCH k followed by UNWATCH (or EXEC): the
+// per-transaction bookkeeping of the contention loop.
+func BenchmarkWatchUnwatch(b *testing.B) {
+	var k Keys
+	var c Client
+	b.ReportAllocs()
+	for b.Loop() {
+		c.Watch(&k, 0, "hot", false)
+		c.Reset()
+	}
+}
+
+// BenchmarkWatchUnwatch4Keys watches four keys per transaction.
+func BenchmarkWatchUnwatch4Keys(b *testing.B) {
+	var k Keys
+	var c Client
+	keys := []string{"a", "b", "c", "d"}
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, key := range keys {
+			c.Watch(&k, 0, key, false)
+		}
+		c.Reset()
+	}
+}
+
+// benchContentionRound measures one round of contention on a hot key: n
+// clients WATCH it, then one write touches it, marking all n dirty and
+// dropping their records. ns/op covers the n WATCHes and the touch; the
+// touch's own share is the difference with n WATCH+UNWATCH pairs.
+func benchContentionRound(b *testing.B, n int) {
+	var k Keys
+	clients := make([]Client, n)
+	b.ReportAllocs()
+	for b.Loop() {
+		for i := range clients {
+			clients[i].Reset()
+			clients[i].Watch(&k, 0, "hot", false)
+		}
+		k.Touch("hot", true)
+	}
+	for i := range clients {
+		if !clients[i].Dirty() || clients[i].Count() != 0 {
+			b.Fatal("a watcher was not touched")
+		}
+	}
+}
+
+func BenchmarkContentionRound1(b *testing.B)   { benchContentionRound(b, 1) }
+func BenchmarkContentionRound8(b *testing.B)   { benchContentionRound(b, 8) }
+func BenchmarkContentionRound128(b *testing.B) { benchContentionRound(b, 128) }
