@@ -50,6 +50,20 @@ func (c *Clock) Now() time.Time {
 	return time.Now().Add(v.offset)
 }
 
+// At returns the clock's time at the wall-clock instant t (t itself when
+// the clock follows the wall clock), so a caller that already read the wall
+// clock does not read it twice.
+func (c *Clock) At(t time.Time) time.Time {
+	v := c.view.Load()
+	switch {
+	case v == nil || (v.offset == 0 && !v.frozen):
+		return t
+	case v.frozen:
+		return v.frozenAt
+	}
+	return t.Add(v.offset)
+}
+
 func (c *Clock) nowLocked() time.Time {
 	if c.frozen {
 		return c.frozenAt

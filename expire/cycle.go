@@ -22,6 +22,16 @@ type Cycle struct {
 	currentDB     int
 	timelimitExit bool
 	lastFast      time.Time
+	stalePerc     float64 // the stale estimate after the last run
+}
+
+// WantsFast reports whether the fast cycle would run now that the last
+// run ended: it hit its time limit, or the share of stale keys sampled is
+// at least the acceptable level for the effort. The server polls the fast
+// cycle often only while this holds.
+func (cy *Cycle) WantsFast(effort int) bool {
+	_, _, _, acceptable := Params{Effort: effort}.derive()
+	return cy.timelimitExit || cy.stalePerc*100 >= float64(acceptable)
 }
 
 // Kind selects the slow cycle (from the hz timer) or the fast one (run when
@@ -142,6 +152,7 @@ func (cy *Cycle) Run(ks *db.Keyspace, lock Lock, now func() int64, p Params) {
 		cur = float64(totalExpired) / float64(totalSampled)
 	}
 	ks.Stats.ExpiredStalePerc = cur*0.05 + ks.Stats.ExpiredStalePerc*0.95
+	cy.stalePerc = ks.Stats.ExpiredStalePerc
 	ks.Stats.ExpireCycleCPUMillis += time.Since(start).Milliseconds()
 	lock.Unlock()
 }

@@ -18,6 +18,7 @@ type State struct {
 	argOffs    []int // start offsets into arena; arg i spans argOffs[i]..argOffs[i+1]
 	anyWrite   bool
 	anyDenyOOM bool
+	scratch    [][]byte // the argument vector Each hands out, reused
 }
 
 type queued struct {
@@ -78,7 +79,7 @@ func (s *State) HasDenyOOM() bool { return s.anyDenyOOM }
 // Each calls fn with each queued command and its arguments, in order. The
 // argument slices are valid until Reset.
 func (s *State) Each(fn func(cmd any, args [][]byte)) {
-	var args [][]byte
+	args := s.scratch[:0]
 	for _, q := range s.cmds {
 		args = args[:0]
 		for i := q.firstArg; i < q.firstArg+q.nargs; i++ {
@@ -91,6 +92,8 @@ func (s *State) Each(fn func(cmd any, args [][]byte)) {
 		}
 		fn(q.cmd, args)
 	}
+	clear(args)
+	s.scratch = args[:0]
 }
 
 // Reset leaves MULTI and drops the queue and the poisoned flag (the end of

@@ -117,6 +117,7 @@ var clientFreeHooks []func(s *Server, c *client)
 // false when the connection must be closed.
 func (s *Server) processInput(c *client) bool {
 	s.mu.Lock()
+	s.cmdStart = time.Now() // each command of the batch starts when the previous ended
 	c.executing = true
 	for !c.closeAfterRply && !c.killed.Load() && c.blocked == nil {
 		c.parser.Unauthenticated = !c.authenticated
@@ -143,6 +144,7 @@ func (s *Server) processInput(c *client) bool {
 		fn(s, c)
 	}
 	c.executing = false
+	s.cmdStart = time.Time{}
 	c.qbuf.Store(int64(c.parser.Buffered()))
 	c.out.take(&c.w.Buf)
 	closing := c.closeAfterRply || c.killed.Load()

@@ -15,7 +15,10 @@ import (
 // progress. It returns false when the connection must be closed without a
 // reply. Called with the engine lock held.
 func (s *Server) processCommand(c *client, args [][]byte) bool {
-	now := s.clock.Now()
+	if s.cmdStart.IsZero() {
+		s.cmdStart = time.Now()
+	}
+	now := s.clock.At(s.cmdStart)
 	c.lastActive.Store(now.UnixMilli())
 	s.ks.SetTime(now.UnixMilli())
 	for _, fn := range beforeCommandHooks {
@@ -68,7 +71,7 @@ func (s *Server) processCommand(c *client, args [][]byte) bool {
 		c.w.Queued()
 		return true
 	}
-	s.call(c, cmd, args)
+	s.cmdStart = s.callTimed(c, cmd, args, s.cmdStart)
 	if !s.scriptBusyLocked() { // blocked clients wait for the script's end
 		s.afterCommandLocked()
 	}
@@ -142,19 +145,27 @@ func (s *Server) rejectCommandFormat(c *client, cmd *command, err protocol.Error
 // counted for those commands only, as Redis's incrCommandStatsOnError
 // does: an EXEC whose queued INCR failed did not fail itself.
 func (s *Server) call(c *client, cmd *command, args [][]byte) {
-	start := time.Now()
+	s.callTimed(c, cmd, args, time.Now())
+}
+
+// callTimed is call for a command that started at start (wall clock); it
+// returns when it ended. A batch of pipelined commands reads the clock
+// once per command this way: each one starts when the previous ended.
+func (s *Server) callTimed(c *client, cmd *command, args [][]byte, start time.Time) time.Time {
 	errs := s.stats.totalErrorReplies
 	at := len(c.w.Buf)
 	cmd.proc(c, args)
 	for _, fn := range afterCallHooks {
 		fn(s, c, cmd, args)
 	}
+	end := time.Now()
 	cmd.calls.Add(1)
-	cmd.usec.Add(time.Since(start).Microseconds())
+	cmd.usec.Add(end.Sub(start).Microseconds())
 	if s.stats.totalErrorReplies != errs && (len(c.w.Buf) <= at || c.w.Buf[at] == '-') {
 		cmd.failed.Add(1)
 	}
 	s.stats.totalCommands.Add(1)
+	return end
 }
 
 // fail writes an error reply and counts it (INFO total_error_replies).

@@ -228,7 +228,11 @@ func (r *scriptRun) Interrupt() string {
 			" milliseconds. You can try killing the script using the " + cmd + " command.")
 	}
 	// Let the clients waiting for the engine lock in; they see BUSY.
+	// Their commands move the keyspace clock and the current client
+	// (Redis's processEventsWhileBlocked restores server.current_client).
+	cur := s.ps.current
 	s.mu.Yield()
+	s.ps.current = cur
 	s.ks.SetTime(r.snapshot)
 	if r.killed || s.closing.Load() {
 		if r.killed {

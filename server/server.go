@@ -56,6 +56,10 @@ type Server struct {
 	configFile   string       // absolute path of the config file, "" if none
 	mem          memState
 	blk          blockingState // mu: blocked clients and ready keys (blocking.go)
+	// cmdStart is when the next top-level command starts (wall clock): set
+	// by the connection loop at the start of a batch and advanced by each
+	// command to its end, so the clock is read once per command (mu).
+	cmdStart time.Time
 }
 
 // startHooks run once, under the engine lock, when a server is created
@@ -255,26 +259,28 @@ func (s *Server) closeListeners() {
 }
 
 // cron runs Redis's serverCron duties that matter here, hz times a second
-// (table maintenance, client timeouts, the slow active expiry cycle), and in
-// between, every 2ms, gives the fast expiry cycle a chance to run (it returns
-// at once unless many keys are stale). One goroutine runs both, so the
-// expiry cycle state needs no lock of its own.
+// (table maintenance, client timeouts, the slow active expiry cycle), and,
+// while the last cycle found much stale data or ran out of time, also gives
+// the fast expiry cycle a chance every 2ms (Redis runs it before each event
+// loop sleep). One goroutine runs both, so the cycle state needs no lock; an
+// idle server wakes only hz times a second.
 func (s *Server) cron() {
-	tick := time.NewTicker(2 * time.Millisecond)
-	defer tick.Stop()
+	timer := time.NewTimer(0)
+	defer timer.Stop()
 	nextSlow := time.Now()
 	for {
 		select {
 		case <-s.done:
 			return
-		case <-tick.C:
+		case <-timer.C:
 		}
 		s.mu.Lock()
 		hz := max(s.cfg.Hz, 1)
 		active := s.activeExpire
 		p := expire.Params{Hz: hz, Effort: s.cfg.ActiveExpireEffort}
 		s.mu.Unlock()
-		if now := time.Now(); !now.Before(nextSlow) {
+		now := time.Now()
+		if !now.Before(nextSlow) {
 			nextSlow = now.Add(time.Second / time.Duration(hz))
 			s.cronOnce()
 			p.Kind = expire.Slow
@@ -284,6 +290,11 @@ func (s *Server) cron() {
 		if active {
 			s.expireCycle.Run(s.ks, engineLocker{s}, s.clock.UnixMilli, p)
 		}
+		wait := time.Until(nextSlow)
+		if active && s.expireCycle.WantsFast(p.Effort) && wait > 2*time.Millisecond {
+			wait = 2 * time.Millisecond
+		}
+		timer.Reset(max(wait, 0))
 	}
 }
 
