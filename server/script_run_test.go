@@ -205,3 +205,43 @@ func TestScriptTimeSnapshot(t *testing.T) {
 		t.Errorf("key past its TTL after the script: %q", got)
 	}
 }
+
+// Commands let in while a script is busy do not take over the current
+// client: the script's reads after them are still tracked for its caller.
+func TestBusyScriptKeepsCurrentClient(t *testing.T) {
+	s := newScriptTestServer(t)
+	a, b := testClient(s), testClient(s)
+	a.w.Proto = 3
+	if r := b.run("CONFIG", "SET", "busy-reply-threshold", "50"); r != "+OK\r\n" {
+		t.Fatal(r)
+	}
+	if r := a.run("CLIENT", "TRACKING", "ON"); r != "+OK\r\n" {
+		t.Fatal(r)
+	}
+	s.mu.Lock()
+	a.executing = true
+	s.mu.Unlock()
+	reply := make(chan string, 1)
+	go func() {
+		reply <- a.run("EVAL", `local t0 = redis.call('time')
+repeat local t = redis.call('time') until (t[1]-t0[1])*1000000 + (t[2]-t0[2]) > 2000000
+return redis.call('get', KEYS[1])`, "1", "k")
+	}()
+	waitBusy(t, s)
+	if got := b.run("PING"); !strings.HasPrefix(got, "-BUSY") {
+		t.Fatalf("PING while busy: %q", got)
+	}
+	select {
+	case got := <-reply:
+		t.Fatalf("the script ended before PING was answered: %q", got)
+	default:
+	}
+	if got := <-reply; got != "_\r\n" {
+		t.Fatalf("script reply %q", got)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.ps.tracking.table["k"][a.id]; !ok {
+		t.Error("the script's GET was not tracked for its caller")
+	}
+}
