@@ -148,20 +148,41 @@ func reuseArray(L *lua.LState, t *lua.LTable, items [][]byte) *lua.LTable {
 	if t == nil || t.Metatable != lua.LNil {
 		return stringArray(L, items)
 	}
-	n := 0
-	for k, _ := t.Next(lua.LNil); k != lua.LNil; k, _ = t.Next(k) {
-		if i, ok := k.(lua.LNumber); !ok || float64(i) != float64(n+1) {
-			return stringArray(L, items)
-		}
-		n++
+	// Any key past the array part (Next from its last item) means the
+	// script added keys: build a new table.
+	n := t.MaxN()
+	var last lua.LValue = lua.LNil
+	if n > 0 {
+		last = boxedIndex(n)
+	}
+	if k, _ := t.Next(last); k != lua.LNil {
+		return stringArray(L, items)
 	}
 	for i, it := range items {
-		t.RawSetInt(i+1, lua.LString(it))
+		// Keep an equal string (the same key again): no allocation.
+		if v, ok := t.RawGetInt(i + 1).(lua.LString); !ok || string(v) != string(it) {
+			t.RawSetInt(i+1, lua.LString(it))
+		}
 	}
 	for i := n; i > len(items); i-- {
 		t.RawSetInt(i, lua.LNil)
 	}
 	return t
+}
+
+// boxedIndexes are the small table indexes as Lua values, boxed once.
+var boxedIndexes = func() (b [64]lua.LValue) {
+	for i := range b {
+		b[i] = lua.LNumber(i)
+	}
+	return b
+}()
+
+func boxedIndex(i int) lua.LValue {
+	if i < len(boxedIndexes) {
+		return boxedIndexes[i]
+	}
+	return lua.LNumber(i)
 }
 
 // get takes a VM from the pool, building one if the pool is empty.

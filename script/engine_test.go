@@ -346,3 +346,30 @@ func TestLibrary(t *testing.T) {
 		t.Error("Delete")
 	}
 }
+
+// TestEngineKeysTableReuse: whatever a script did to KEYS, the next script
+// sees a fresh array of its own keys.
+func TestEngineKeysTableReuse(t *testing.T) {
+	e := NewEngine()
+	h := &fakeHost{}
+	const show = "local n = 0 for k, v in pairs(KEYS) do n = n + 1 end return {n, #KEYS, KEYS[1] or 'nil', KEYS[2] or 'nil', KEYS[3] or 'nil', tostring(rawget(KEYS, 'x')), tostring(getmetatable(KEYS))}"
+	for _, tc := range []struct {
+		mutate string
+		keys   []string // of the mutating script
+		show   int      // how many of them the next script gets
+		want   string
+	}{
+		{"return 1", []string{"a", "b"}, 2, "*7\r\n:2\r\n:2\r\n$1\r\na\r\n$1\r\nb\r\n$3\r\nnil\r\n$3\r\nnil\r\n$3\r\nnil\r\n"},
+		{"KEYS.x = 1", []string{"a"}, 1, "*7\r\n:1\r\n:1\r\n$1\r\na\r\n$3\r\nnil\r\n$3\r\nnil\r\n$3\r\nnil\r\n$3\r\nnil\r\n"},
+		{"KEYS[10] = 1", []string{"a"}, 1, "*7\r\n:1\r\n:1\r\n$1\r\na\r\n$3\r\nnil\r\n$3\r\nnil\r\n$3\r\nnil\r\n$3\r\nnil\r\n"},
+		{"KEYS[3] = 'c'", []string{"a", "b"}, 2, "*7\r\n:2\r\n:2\r\n$1\r\na\r\n$1\r\nb\r\n$3\r\nnil\r\n$3\r\nnil\r\n$3\r\nnil\r\n"},
+		{"KEYS[1] = nil", []string{"a", "b"}, 2, "*7\r\n:2\r\n:2\r\n$1\r\na\r\n$1\r\nb\r\n$3\r\nnil\r\n$3\r\nnil\r\n$3\r\nnil\r\n"},
+		{"KEYS[2] = 'z'", []string{"a", "b", "c"}, 1, "*7\r\n:1\r\n:1\r\n$1\r\na\r\n$3\r\nnil\r\n$3\r\nnil\r\n$3\r\nnil\r\n$3\r\nnil\r\n"},
+		{"KEYS[true] = 1 KEYS[1.5] = 2", []string{}, 0, "*7\r\n:0\r\n:0\r\n$3\r\nnil\r\n$3\r\nnil\r\n$3\r\nnil\r\n$3\r\nnil\r\n$3\r\nnil\r\n"},
+	} {
+		runScript(t, e, h, 2, tc.mutate, tc.keys...)
+		if got, _ := runScript(t, e, h, 2, show, tc.keys[:tc.show]...); got != tc.want {
+			t.Errorf("after %q: got %q, want %q", tc.mutate, got, tc.want)
+		}
+	}
+}

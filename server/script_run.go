@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"log/slog"
 	"strconv"
@@ -49,6 +50,10 @@ type scripting struct {
 	// every run (scripts never nest: EVAL and FCALL are no-script).
 	runBuf scriptRun
 	luaRun script.Run
+	// lastName and lastCmd cache the last command scripts looked up
+	// (commands without subcommands only): a script mostly calls one.
+	lastName []byte
+	lastCmd  *command
 }
 
 // scriptRun is one running script or function (scriptRunCtx).
@@ -145,7 +150,14 @@ func (s *Server) runScriptLocked(caller *client, args [][]byte, r *scriptRun, bo
 // refusals, then the server's call with the script client.
 func (r *scriptRun) Call(args [][]byte, proto int) ([]byte, string) {
 	s := r.s
-	cmd, _ := s.table.lookup(args)
+	cmd := s.scripting.lastCmd
+	if cmd == nil || !bytes.Equal(args[0], s.scripting.lastName) {
+		cmd, _ = s.table.lookup(args)
+		if cmd != nil && cmd.subs == nil {
+			s.scripting.lastName = append(s.scripting.lastName[:0], args[0]...)
+			s.scripting.lastCmd = cmd
+		}
+	}
 	if cmd == nil {
 		return nil, "Unknown Redis command called from script"
 	}
