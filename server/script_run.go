@@ -153,7 +153,7 @@ func (r *scriptRun) Call(args [][]byte, proto int) ([]byte, string) {
 	cmd := s.scripting.lastCmd
 	if cmd == nil || !bytes.Equal(args[0], s.scripting.lastName) {
 		cmd, _ = s.table.lookup(args)
-		if cmd != nil && cmd.subs == nil {
+		if cmd != nil && cmd.subs == nil && cmd.parent == nil {
 			s.scripting.lastName = append(s.scripting.lastName[:0], args[0]...)
 			s.scripting.lastCmd = cmd
 		}

@@ -245,3 +245,22 @@ return redis.call('get', KEYS[1])`, "1", "k")
 		t.Error("the script's GET was not tracked for its caller")
 	}
 }
+
+// The command lookup cache of scripts never answers a subcommand for its
+// container.
+func TestScriptCommandCacheSubcommands(t *testing.T) {
+	s := newScriptTestServer(t)
+	c := testClient(s)
+	for _, tc := range []struct{ script, want string }{
+		{"return redis.call('incr', 'k')", ":1\r\n"},
+		{"return redis.call('object', 'encoding', 'k')", "$3\r\nint\r\n"},
+		{"return redis.pcall('object', 'nosub')", "-ERR Unknown Redis command called from script\r\n"},
+		{"return redis.pcall('object')", "-ERR Wrong number of args calling Redis command from script\r\n"},
+		{"return redis.call('INCR', 'k')", ":2\r\n"},
+		{"return redis.pcall('incr')", "-ERR Wrong number of args calling Redis command from script\r\n"},
+	} {
+		if got := c.run("EVAL", tc.script, "0"); got != tc.want {
+			t.Errorf("%s: got %q, want %q", tc.script, got, tc.want)
+		}
+	}
+}
