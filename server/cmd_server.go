@@ -7,8 +7,7 @@ import (
 	"github.com/miniwatchd/miniwatchd/protocol"
 )
 
-// Server commands: FLUSHDB FLUSHALL SWAPDB TIME SHUTDOWN FUNCTION FLUSH
-// CONFIG.
+// Server commands: FLUSHDB FLUSHALL SWAPDB TIME SHUTDOWN CONFIG.
 
 var serverCommands = []commandDef{
 	{"flushdb", cmdFlushDB},
@@ -16,7 +15,6 @@ var serverCommands = []commandDef{
 	{"swapdb", cmdSwapDB},
 	{"time", cmdTime},
 	{"shutdown", cmdShutdown},
-	{"function|flush", cmdFunctionFlush},
 	{"config|get", cmdConfigGet},
 	{"config|set", cmdConfigSet},
 	{"config|resetstat", cmdConfigResetStat},
@@ -119,6 +117,10 @@ func cmdShutdown(c *client, args [][]byte) {
 		return
 	}
 	s := c.srv
+	if !nosave && s.scriptBusyLocked() {
+		c.fail(s.scriptBusyError())
+		return
+	}
 	for _, fn := range shutdownHooks {
 		if err := fn(s, !nosave); err != nil && !force {
 			s.log.Warn("Errors trying to shut down the server", "err", err)
@@ -130,25 +132,6 @@ func cmdShutdown(c *client, args [][]byte) {
 	c.closeAfterRply = true
 	go s.Close()
 }
-
-func cmdFunctionFlush(c *client, args [][]byte) {
-	if len(args) > 3 {
-		c.fail(protocol.ErrWrongArity("function|flush"))
-		return
-	}
-	if len(args) == 3 && !bytes.EqualFold(args[2], []byte("sync")) && !bytes.EqualFold(args[2], []byte("async")) {
-		c.fail(protocol.Error("ERR FUNCTION FLUSH only supports SYNC|ASYNC option"))
-		return
-	}
-	if functionFlushHook != nil {
-		functionFlushHook(c.srv)
-	}
-	c.w.OK()
-}
-
-// functionFlushHook is set by the functions subsystem; without it no
-// function can exist, so FLUSH has nothing to remove.
-var functionFlushHook func(s *Server)
 
 func cmdConfigGet(c *client, args [][]byte) {
 	d := c.w.DeferLen()

@@ -72,7 +72,9 @@ func (s *Server) processCommand(c *client, args [][]byte) bool {
 		return true
 	}
 	s.cmdStart = s.callTimed(c, cmd, args, s.cmdStart)
-	s.afterCommandLocked()
+	if !s.scriptBusyLocked() { // blocked clients wait for the script's end
+		s.afterCommandLocked()
+	}
 	return true
 }
 

@@ -33,10 +33,11 @@ type eventLoop struct {
 	// write waits for the end of the round.
 	writeEarly bool
 
-	writes    []*client // clients with output to write this round (mu)
-	reprocess []*client // clients unblocked with commands buffered (mu)
-	closing   []*client // clients to free at the end of the round (mu)
-	events    []pollEvent
+	writes     []*client // clients with output to write this round (mu)
+	reprocess  []*client // clients unblocked with commands buffered (mu)
+	closing    []*client // clients to free at the end of the round (mu)
+	events     []pollEvent
+	busyEvents []pollEvent // for processEventsWhileBlockedLocked
 }
 
 func newEventLoop(s *Server) (*eventLoop, error) {
@@ -87,6 +88,45 @@ func (l *eventLoop) roundLocked(events []pollEvent) {
 	l.beforeSleepLocked()
 	s.cmdStart = time.Time{}
 	l.inLoop = false
+}
+
+// processEventsWhileBlockedLocked is Redis's processEventsWhileBlocked:
+// called from inside a command that runs for long (a busy script), it
+// serves the other clients once without waiting — their commands are
+// answered BUSY unless allowed while busy (SCRIPT KILL, SHUTDOWN NOSAVE,
+// ...) — and writes their replies. Clients executing a command (the
+// script's caller) are left for later.
+func (l *eventLoop) processEventsWhileBlockedLocked() {
+	if cap(l.busyEvents) == 0 {
+		l.busyEvents = make([]pollEvent, 64)
+	}
+	n, err := l.p.wait(l.busyEvents, 0)
+	if err != nil {
+		return
+	}
+	was := l.inLoop
+	l.inLoop = true
+	for _, ev := range l.busyEvents[:n] {
+		c := l.conns[ev.fd]
+		if c == nil || c.executing {
+			continue
+		}
+		if ev.readable {
+			l.readLocked(c)
+		}
+		if ev.writable && l.conns[ev.fd] == c {
+			l.writeLocked(c)
+		}
+	}
+	for _, fn := range beforeSleepHooks {
+		fn(l.s)
+	}
+	for _, c := range l.writes {
+		if c != nil && !c.executing && l.registered(c) {
+			l.writeLocked(c) // stays queued: the round's end finds it empty
+		}
+	}
+	l.inLoop = was
 }
 
 // beforeSleepLocked is Redis's beforeSleep, as far as it concerns us.

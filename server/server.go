@@ -49,6 +49,8 @@ type Server struct {
 	startTime time.Time
 	runID     string
 
+	scripting scripting // mu: Lua scripts and functions (script_run.go)
+
 	ps           pubsubState  // mu: pub/sub, keyspace notifications, client-side caching
 	activeExpire bool         // mu: DEBUG SET-ACTIVE-EXPIRE
 	expireCycle  expire.Cycle // used only by the cron goroutine
@@ -329,7 +331,7 @@ func (s *Server) cron() {
 			p.Kind = expire.Fast
 		}
 		if active {
-			s.expireCycle.Run(s.ks, &s.mu, s.clock.UnixMilli, p)
+			s.expireCycle.Run(s.ks, engineLocker{s}, s.clock.UnixMilli, p)
 		}
 		wait := time.Until(nextSlow)
 		if active && s.expireCycle.WantsFast(p.Effort) && wait > 2*time.Millisecond {
@@ -341,7 +343,7 @@ func (s *Server) cron() {
 
 // cronOnce runs one round of background work under the engine lock.
 func (s *Server) cronOnce() {
-	s.mu.Lock()
+	engineLocker{s}.Lock()
 	defer s.mu.Unlock()
 	s.ks.SetTime(s.clock.UnixMilli())
 	s.ks.DatabasesCron(time.Millisecond)

@@ -1,0 +1,68 @@
+package script
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// HookPeriod is the number of VM instructions between two calls of
+// Host.Interrupt, as Redis's count hook (lua_sethook LUA_MASKCOUNT 100000).
+const HookPeriod = 100000
+
+// closedChan is returned by hook.Done once the run is killed: gopher-lua then
+// raises hook.Err() at the current instruction.
+var closedChan = func() chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
+}()
+
+// errKilled is the error gopher-lua raises for a killed run; the VM's error
+// handler replaces it with the kill message of the hook.
+var errKilled = errors.New("script killed")
+
+// hook is the interrupt hook of a VM. gopher-lua polls the context of a
+// state before every instruction (mainLoopWithContext); Done counts the polls
+// and every HookPeriod of them asks the VM whether to stop. Returning a nil
+// channel costs one interface call and a nil-channel select per instruction.
+// It is not a real context: Deadline, Err and Value only satisfy the
+// interface, and it must never be handed to anything that waits on Done
+// from another goroutine.
+type hook struct {
+	n       int
+	vm      *VM
+	killed  bool   // every further instruction raises
+	killMsg string // the error text of the kill ("ERR Script killed ...")
+}
+
+var _ context.Context = (*hook)(nil)
+
+func (h *hook) Deadline() (time.Time, bool) { return time.Time{}, false }
+func (h *hook) Err() error                  { return errKilled }
+func (h *hook) Value(any) any               { return nil }
+
+// Done is called by gopher-lua before every instruction.
+func (h *hook) Done() <-chan struct{} {
+	if h.killed {
+		return closedChan
+	}
+	h.n--
+	if h.n > 0 {
+		return nil
+	}
+	h.n = HookPeriod
+	if msg := h.vm.interrupt(); msg != "" {
+		h.killed = true
+		h.killMsg = msg
+		return closedChan
+	}
+	return nil
+}
+
+// reset prepares the hook for a new run.
+func (h *hook) reset() {
+	h.n = HookPeriod
+	h.killed = false
+	h.killMsg = ""
+}

@@ -1,0 +1,401 @@
+package script
+
+import (
+	"math"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// The standard libraries as Redis's Lua 5.1 has them: gopher-lua's
+// functions, with Lua 5.1's versions where gopher-lua differs in results
+// (byte-wise case mapping, "%.14g" numbers, C printf formats, Redis's random
+// generator) and the functions gopher-lua lacks (table.foreach, foreachi,
+// setn).
+
+// copyTable returns a new table with the entries of t.
+func copyTable(L *lua.LState, t *lua.LTable) *lua.LTable {
+	out := L.NewTable()
+	t.ForEach(func(k, v lua.LValue) { out.RawSet(k, v) })
+	return out
+}
+
+func (vm *VM) stringLib(std *lua.LTable) *lua.LTable {
+	L := vm.L
+	t := copyTable(L, std)
+	t.RawSetString("__index", lua.LNil)
+	for _, name := range []string{"find", "match", "gmatch", "gsub"} {
+		t.RawSetString(name, L.NewFunction(guardPattern(std.RawGetString(name).(*lua.LFunction), name == "find")))
+	}
+	if gfind := std.RawGetString("gfind"); gfind != lua.LNil {
+		t.RawSetString("gfind", t.RawGetString("gmatch"))
+	}
+	for name, fn := range map[string]lua.LGFunction{
+		"byte":   strByte,
+		"format": vm.strFormat,
+		"lower":  func(L *lua.LState) int { L.Push(lua.LString(mapBytes(checkString(L, 1), toLowerByte))); return 1 },
+		"upper":  func(L *lua.LState) int { L.Push(lua.LString(mapBytes(checkString(L, 1), toUpperByte))); return 1 },
+		"rep":    strRep,
+		"len":    func(L *lua.LState) int { L.Push(lua.LNumber(len(checkString(L, 1)))); return 1 },
+		"dump":   strDump,
+		"char":   strChar,
+	} {
+		t.RawSetString(name, L.NewFunction(fn))
+	}
+	return t
+}
+
+func toLowerByte(c byte) byte {
+	if c >= 'A' && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+func toUpperByte(c byte) byte {
+	if c >= 'a' && c <= 'z' {
+		return c - ('a' - 'A')
+	}
+	return c
+}
+
+func mapBytes(s string, f func(byte) byte) string {
+	b := []byte(s)
+	for i, c := range b {
+		b[i] = f(c)
+	}
+	return string(b)
+}
+
+// maxPattern bounds the length of a pattern: gopher-lua's matcher recurses
+// per pattern item, and a pattern of millions of items would exhaust the
+// Go stack (a fatal error, not a Lua one).
+const maxPattern = 1 << 14
+
+// guardPattern wraps a string function whose second argument is a pattern
+// (find: unless it searches plainly, as it does when asked to or when the
+// pattern has no special character).
+func guardPattern(fn *lua.LFunction, find bool) lua.LGFunction {
+	return func(L *lua.LState) int {
+		if p, ok := L.Get(2).(lua.LString); ok && len(p) > maxPattern {
+			plain := find && (lua.LVAsBool(L.Get(4)) || !strings.ContainsAny(string(p), "^$*+?.([%-"))
+			if !plain {
+				luaError(L, "pattern too complex")
+			}
+		}
+		top := L.GetTop()
+		L.Insert(fn, 1)
+		L.Call(top, lua.MultRet)
+		return L.GetTop()
+	}
+}
+
+// posrelat is Lua 5.1's relative string position.
+func posrelat(pos int64, n int) int64 {
+	if pos < 0 {
+		pos += int64(n) + 1
+	}
+	if pos < 0 {
+		return 0
+	}
+	return pos
+}
+
+// strByte is string.byte(s [, i [, j]]), refusing more results than the
+// Lua stack holds as Lua 5.1 does.
+func strByte(L *lua.LState) int {
+	s := checkString(L, 1)
+	posi := posrelat(optInteger(L, 2, 1), len(s))
+	pose := posrelat(optInteger(L, 3, posi), len(s))
+	if posi <= 0 {
+		posi = 1
+	}
+	if pose > int64(len(s)) {
+		pose = int64(len(s))
+	}
+	if posi > pose {
+		return 0
+	}
+	n := int(pose - posi + 1)
+	if L.GetTop()+n > luaMaxCStack {
+		luaError(L, "stack overflow (string slice too long)")
+	}
+	for i := posi; i <= pose; i++ {
+		L.Push(lua.LNumber(s[i-1]))
+	}
+	return n
+}
+
+// strRep is string.rep(s, n).
+func strRep(L *lua.LState) int {
+	s := checkString(L, 1)
+	n := checkInteger(L, 2)
+	if n <= 0 || s == "" {
+		L.Push(lua.LString(""))
+		return 1
+	}
+	if int64(len(s))*n > 512<<20 {
+		luaError(L, "not enough memory")
+	}
+	L.Push(lua.LString(strings.Repeat(s, int(n))))
+	return 1
+}
+
+// strChar is string.char(...).
+func strChar(L *lua.LState) int {
+	n := L.GetTop()
+	b := make([]byte, n)
+	for i := 1; i <= n; i++ {
+		c := checkInt(L, i)
+		if c < 0 || c > 255 {
+			argError(L, i, "invalid value")
+		}
+		b[i-1] = byte(c)
+	}
+	L.Push(lua.LString(b))
+	return 1
+}
+
+// strDump is string.dump(f): a Lua 5.1 binary chunk header. Redis refuses
+// to load binary chunks, so the rest does not matter.
+func strDump(L *lua.LState) int {
+	f, ok := L.Get(1).(*lua.LFunction)
+	if !ok {
+		typeError(L, 1, "function")
+	}
+	if f.IsG {
+		luaError(L, "unable to dump given function")
+	}
+	L.Push(lua.LString("\x1bLuaQ\x00\x01\x04\x08\x04\x08\x00"))
+	return 1
+}
+
+func (vm *VM) tableLib(std *lua.LTable) *lua.LTable {
+	L := vm.L
+	t := copyTable(L, std)
+	for name, fn := range map[string]lua.LGFunction{
+		"concat":   tabConcat,
+		"insert":   vm.tabInsert,
+		"foreach":  tabForeach,
+		"foreachi": tabForeachi,
+		"setn":     func(L *lua.LState) int { checkTable(L, 1); luaError(L, "'setn' is obsolete"); return 0 },
+		"getn":     func(L *lua.LState) int { L.Push(lua.LNumber(checkTable(L, 1).Len())); return 1 },
+	} {
+		t.RawSetString(name, L.NewFunction(fn))
+	}
+	return t
+}
+
+// tabConcat is table.concat(t [, sep [, i [, j]]]) with numbers as "%.14g".
+func tabConcat(L *lua.LState) int {
+	t := checkTable(L, 1)
+	sep := ""
+	if L.Get(2) != lua.LNil {
+		sep = checkString(L, 2)
+	}
+	i := optInteger(L, 3, 1)
+	last := int64(t.Len())
+	if L.Get(4) != lua.LNil {
+		last = checkInteger(L, 4)
+	}
+	var b strings.Builder
+	for ; i <= last; i++ {
+		v := t.RawGetInt(int(i))
+		if !isLuaString(v) {
+			luaError(L, "invalid value ("+v.Type().String()+") at index "+itoa(int(i))+" in table for 'concat'")
+		}
+		b.WriteString(luaToString(v))
+		if i != last {
+			b.WriteString(sep)
+		}
+	}
+	L.Push(lua.LString(b.String()))
+	return 1
+}
+
+// tabInsert is table.insert(t, [pos,] v); read-only tables refuse it.
+func (vm *VM) tabInsert(L *lua.LState) int {
+	t := checkTable(L, 1)
+	e := t.Len() + 1
+	var pos int
+	switch L.GetTop() {
+	case 2:
+		pos = e
+	case 3:
+		pos = checkInt(L, 2)
+		if pos > e {
+			e = pos
+		}
+	default:
+		luaError(L, "wrong number of arguments to 'insert'")
+	}
+	if vm.isReadonly(t) {
+		raise(L, msgReadonly)
+	}
+	for i := e; i > pos; i-- {
+		t.RawSetInt(i, t.RawGetInt(i-1))
+	}
+	t.RawSetInt(pos, L.Get(L.GetTop()))
+	return 0
+}
+
+// tabForeach is Lua 5.1's deprecated table.foreach(t, f).
+func tabForeach(L *lua.LState) int {
+	t := checkTable(L, 1)
+	f, ok := L.Get(2).(*lua.LFunction)
+	if !ok {
+		typeError(L, 2, "function")
+	}
+	for k, v := t.Next(lua.LNil); k != lua.LNil; k, v = t.Next(k) {
+		L.Push(f)
+		L.Push(k)
+		L.Push(v)
+		L.Call(2, 1)
+		if r := L.Get(-1); r != lua.LNil {
+			return 1
+		}
+		L.Pop(1)
+	}
+	return 0
+}
+
+// tabForeachi is Lua 5.1's deprecated table.foreachi(t, f).
+func tabForeachi(L *lua.LState) int {
+	t := checkTable(L, 1)
+	f, ok := L.Get(2).(*lua.LFunction)
+	if !ok {
+		typeError(L, 2, "function")
+	}
+	n := t.Len()
+	for i := 1; i <= n; i++ {
+		L.Push(f)
+		L.Push(lua.LNumber(i))
+		L.Push(t.RawGetInt(i))
+		L.Call(2, 1)
+		if r := L.Get(-1); r != lua.LNil {
+			return 1
+		}
+		L.Pop(1)
+	}
+	return 0
+}
+
+// baseUnpack is unpack(t [, i [, j]]), refusing more results than the Lua
+// stack holds ("too many results to unpack"), as Lua 5.1 does.
+func baseUnpack(L *lua.LState) int {
+	t := checkTable(L, 1)
+	i := int64(int32(optInteger(L, 2, 1)))
+	var e int64
+	if L.Get(3) == lua.LNil {
+		e = int64(L.ObjLen(t))
+	} else {
+		e = int64(checkInt(L, 3))
+	}
+	if i > e {
+		return 0
+	}
+	n := e - i + 1
+	if n <= 0 || n > math.MaxInt32 || int64(L.GetTop())+n > luaMaxCStack {
+		luaError(L, "too many results to unpack")
+	}
+	for ; i <= e; i++ {
+		L.Push(t.RawGetInt(int(i)))
+	}
+	return int(n)
+}
+
+// baseSelect is select(n, ...) and select('#', ...).
+func baseSelect(L *lua.LState) int {
+	n := L.GetTop()
+	if s, ok := L.Get(1).(lua.LString); ok && len(s) > 0 && s[0] == '#' {
+		L.Push(lua.LNumber(n - 1))
+		return 1
+	}
+	i := checkInt(L, 1)
+	if i < 0 {
+		i = n + i
+	} else if i > n {
+		i = n
+	}
+	if i < 1 {
+		argError(L, 1, "index out of range")
+	}
+	return n - i
+}
+
+func (vm *VM) mathLib(std *lua.LTable) *lua.LTable {
+	L := vm.L
+	t := copyTable(L, std)
+	t.RawSetString("huge", lua.LNumber(math.Inf(1)))
+	t.RawSetString("random", L.NewFunction(vm.mathRandom))
+	t.RawSetString("randomseed", L.NewFunction(vm.mathRandomseed))
+	t.RawSetString("max", L.NewFunction(func(L *lua.LState) int { return mathMinMax(L, 1) }))
+	t.RawSetString("min", L.NewFunction(func(L *lua.LState) int { return mathMinMax(L, -1) }))
+	t.RawSetString("log", L.NewFunction(func(L *lua.LState) int {
+		L.Push(lua.LNumber(math.Log(checkNumber(L, 1))))
+		return 1
+	}))
+	return t
+}
+
+// coroutineLib wraps create and wrap so that coroutines run under the
+// VM's interrupt hook (a coroutine is a Lua state of its own in
+// gopher-lua; without the hook an endless loop in one could not be
+// killed).
+func (vm *VM) coroutineLib(std *lua.LTable) *lua.LTable {
+	L := vm.L
+	t := copyTable(L, std)
+	create := std.RawGetString("create").(*lua.LFunction)
+	resume := std.RawGetString("resume").(*lua.LFunction)
+	newThread := func(L *lua.LState) *lua.LState {
+		f, ok := L.Get(1).(*lua.LFunction)
+		if !ok || f.IsG {
+			argError(L, 1, "Lua function expected")
+		}
+		L.Push(create)
+		L.Push(f)
+		L.Call(1, 1)
+		th := L.Get(-1).(*lua.LState)
+		L.Pop(1)
+		th.SetContext(&vm.hook)
+		return th
+	}
+	t.RawSetString("create", L.NewFunction(func(L *lua.LState) int {
+		L.Push(newThread(L))
+		return 1
+	}))
+	t.RawSetString("wrap", L.NewFunction(func(L *lua.LState) int {
+		th := newThread(L)
+		L.Push(L.NewClosure(func(L *lua.LState) int {
+			n := L.GetTop()
+			L.Insert(th, 1)
+			L.Insert(resume, 1)
+			L.Call(n+1, lua.MultRet)
+			if L.Get(1) == lua.LFalse {
+				e := L.Get(2)
+				if isLuaString(e) {
+					e = lua.LString(where(L, 1) + luaToString(e))
+				}
+				L.Error(e, 0)
+			}
+			L.Remove(1)
+			return L.GetTop()
+		}, th))
+		return 1
+	}))
+	return t
+}
+
+// mathMinMax is math.max (sign 1) and math.min (sign -1).
+func mathMinMax(L *lua.LState, sign float64) int {
+	n := L.GetTop()
+	best := checkNumber(L, 1)
+	for i := 2; i <= n; i++ {
+		v := checkNumber(L, i)
+		if (v-best)*sign > 0 {
+			best = v
+		}
+	}
+	L.Push(lua.LNumber(best))
+	return 1
+}
