@@ -51,10 +51,11 @@ func TestEvictionFill(t *testing.T) {
 				t.Errorf("RSS %d is more than 1.5x maxmemory %d (plus the runtime's own ~16MB)", r.rss, limit)
 			}
 			// Redis's LRU clock has one-second resolution, so how many hot
-			// keys survive depends on how fast the fill runs; what must
-			// hold is that recently used keys survive far more often than
-			// old ones, at least as well as in redis-server.
-			if r.hot < r.cold+0.5 {
+			// keys survive depends on how fast the fill runs (redis-server
+			// itself keeps from 5% to 95% of them here); what must hold is
+			// that recently used keys survive more often than old ones, and
+			// at least as often as in redis-server.
+			if r.hot <= r.cold {
 				t.Errorf("LRU kept %.1f%% of the hot keys and %.1f%% of the cold ones", r.hot*100, r.cold*100)
 			}
 			if redisHot >= 0 && r.hot < redisHot-0.05 {
