@@ -9,7 +9,7 @@ import (
 
 // What stands between a write and its reply while the AOF is on. As in
 // Redis, the event loop writes no reply before the end of its round
-// (eventLoop.writeEarly is off), and the end of the round first writes the
+// (it never does), and the end of the round first writes the
 // log — and fsyncs it under appendfsync always — so every reply of the
 // round, and every reply that could reveal one of its writes, leaves after
 // the bytes are safe; all clients of a round share one fsync (group commit).
@@ -19,10 +19,6 @@ import (
 func init() {
 	beforeSleepHooks = append(beforeSleepHooks, (*Server).aofBeforeSleepLocked)
 }
-
-// aofHoldsReplies reports whether replies must wait for the end of the
-// round (inlined: the whole cost with appendonly no).
-func (s *Server) aofHoldsReplies() bool { return s.aof.prop.on }
 
 // aofBeforeSleepLocked writes (and under always fsyncs) what the round
 // logged, before the round's replies are written. If the bytes cannot be

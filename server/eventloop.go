@@ -28,10 +28,6 @@ type eventLoop struct {
 	p      poller
 	conns  map[int]*client // by socket fd (mu)
 	inLoop bool            // the loop goroutine is in a round (mu)
-	// writeEarly lets a client's replies be written as soon as its commands
-	// ran; when false (the append-only file must be fsynced first) every
-	// write waits for the end of the round.
-	writeEarly bool
 
 	writes     []*client // clients with output to write this round (mu)
 	reprocess  []*client // clients unblocked with commands buffered (mu)
@@ -45,7 +41,7 @@ func newEventLoop(s *Server) (*eventLoop, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &eventLoop{s: s, p: p, conns: map[int]*client{}, events: make([]pollEvent, 512), writeEarly: true}, nil
+	return &eventLoop{s: s, p: p, conns: map[int]*client{}, events: make([]pollEvent, 512)}, nil
 }
 
 // run is the loop goroutine: it returns when the server closes.
@@ -190,12 +186,12 @@ func (l *eventLoop) readLocked(c *client) {
 	if n > 0 {
 		s.stats.netInputBytes.Add(int64(n))
 		if c.blocked == nil {
+			// Replies wait for the end of the round, as in Redis
+			// (handleClientsWithPendingWrites in beforeSleep): writing
+			// each client's reply as soon as its commands ran wakes the
+			// peer once per socket, and measured 0.6-0.7x of the
+			// throughput with -P 16.
 			s.processLocked(c)
-			if l.writeEarly && !s.aofHoldsReplies() && c.writeQueued && c.pending() > 0 {
-				// Write now rather than at the end of the round: the client
-				// gets its reply while we read the next socket.
-				l.writeLocked(c)
-			}
 		} else {
 			c.qbuf.Store(int64(c.parser.Buffered()))
 		}
