@@ -187,56 +187,45 @@ func skipOffset(x *db.ZNode, offset int64, reverse bool) *db.ZNode {
 }
 
 func (sp *zrangeSpec) scoreNodes(z *db.ZSet) iter.Seq[*db.ZNode] {
-	return func(yield func(*db.ZNode) bool) {
+	r := &sp.score
+	return sp.walk(func() *db.ZNode {
 		if sp.offset > 0 && sp.offset >= int64(z.Len()) {
-			return
+			return nil
 		}
-		r := &sp.score
-		var x *db.ZNode
 		if sp.reverse {
-			x = z.LastInRange(r)
-		} else {
-			x = z.FirstInRange(r)
+			return z.LastInRange(r)
 		}
-		x = skipOffset(x, sp.offset, sp.reverse)
-		for limit := sp.limit; x != nil && limit != 0; limit-- {
-			if sp.reverse {
-				if !r.AboveMin(x.Score()) {
-					return
-				}
-			} else if !r.BelowMax(x.Score()) {
-				return
-			}
-			if !yield(x) {
-				return
-			}
-			if sp.reverse {
-				x = x.Prev()
-			} else {
-				x = x.Next()
-			}
+		return z.FirstInRange(r)
+	}, func(x *db.ZNode) bool {
+		if sp.reverse {
+			return r.AboveMin(x.Score())
 		}
-	}
+		return r.BelowMax(x.Score())
+	})
 }
 
 func (sp *zrangeSpec) lexNodes(z *db.ZSet) iter.Seq[*db.ZNode] {
-	return func(yield func(*db.ZNode) bool) {
-		r := &sp.lex
-		var x *db.ZNode
+	r := &sp.lex
+	return sp.walk(func() *db.ZNode {
 		if sp.reverse {
-			x = z.LastInLexRange(r)
-		} else {
-			x = z.FirstInLexRange(r)
+			return z.LastInLexRange(r)
 		}
-		x = skipOffset(x, sp.offset, sp.reverse)
-		for limit := sp.limit; x != nil && limit != 0; limit-- {
-			if sp.reverse {
-				if !r.AboveMin(x.Member()) {
-					return
-				}
-			} else if !r.BelowMax(x.Member()) {
-				return
-			}
+		return z.FirstInLexRange(r)
+	}, func(x *db.ZNode) bool {
+		if sp.reverse {
+			return r.AboveMin(x.Member())
+		}
+		return r.BelowMax(x.Member())
+	})
+}
+
+// walk yields, in the spec's direction, the nodes from the one start
+// returns (after skipping the spec's offset) while within holds, at most
+// the spec's limit of them.
+func (sp *zrangeSpec) walk(start func() *db.ZNode, within func(*db.ZNode) bool) iter.Seq[*db.ZNode] {
+	return func(yield func(*db.ZNode) bool) {
+		x := skipOffset(start(), sp.offset, sp.reverse)
+		for limit := sp.limit; x != nil && limit != 0 && within(x); limit-- {
 			if !yield(x) {
 				return
 			}
