@@ -192,8 +192,10 @@ func (zsl *skiplist) delete(score float64, member string) *ZNode {
 
 // updateScore moves the node x, which is in the list, to newScore
 // (zslUpdateScore): in place when the order does not change, otherwise by
-// unlinking it and linking it again with new random levels. The node
-// itself is kept, so the member dict needs no change.
+// unlinking it and linking it again. Redis links a new node with a fresh
+// random level; x keeps its level, which is as random and independent of
+// the position, and its storage. The node itself is kept, so the member
+// dict needs no change.
 func (zsl *skiplist) updateScore(x *ZNode, newScore float64) {
 	if (x.backward == nil || x.backward.score < newScore) &&
 		(x.level[0].forward == nil || x.level[0].forward.score > newScore) {
@@ -204,7 +206,6 @@ func (zsl *skiplist) updateScore(x *ZNode, newScore float64) {
 	zsl.findUpdate(x.score, x.member, &update)
 	zsl.unlinkNode(x, &update)
 	x.score = newScore
-	x.setLevels(zslRandomLevel())
 	zsl.link(x)
 }
 
