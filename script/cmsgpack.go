@@ -227,6 +227,27 @@ func (d *mpDecoder) need(n int) bool {
 	return true
 }
 
+// mpFieldSize is the width of the big-endian field that follows the type
+// byte of the fixed-width numbers and of the 16/32-bit array and map counts.
+var mpFieldSize = [256]int{
+	0xcc: 1, 0xd0: 1, 0xcd: 2, 0xd1: 2, 0xce: 4, 0xd2: 4, 0xca: 4,
+	0xcf: 8, 0xd3: 8, 0xcb: 8, 0xdc: 2, 0xde: 2, 0xdd: 4, 0xdf: 4,
+}
+
+// field reads the size-byte big-endian field after the type byte and
+// consumes both, or records the truncation and reports false.
+func (d *mpDecoder) field(size int) (uint64, bool) {
+	if !d.need(1 + size) {
+		return 0, false
+	}
+	var v uint64
+	for _, b := range d.p[1 : 1+size] {
+		v = v<<8 | uint64(b)
+	}
+	d.p = d.p[1+size:]
+	return v, true
+}
+
 func (d *mpDecoder) decode() lua.LValue {
 	if !d.need(1) {
 		return lua.LNil
@@ -236,62 +257,26 @@ func (d *mpDecoder) decode() lua.LValue {
 	}
 	c := d.p[0]
 	switch c {
-	case 0xcc:
-		if !d.need(2) {
+	case 0xcc, 0xcd, 0xce, 0xcf, 0xd0, 0xd1, 0xd2, 0xd3, 0xca, 0xcb:
+		v, ok := d.field(mpFieldSize[c])
+		if !ok {
 			return lua.LNil
 		}
-		v := d.p[1]
-		d.p = d.p[2:]
-		return lua.LNumber(v)
-	case 0xd0:
-		if !d.need(2) {
-			return lua.LNil
+		switch c {
+		case 0xd0:
+			return lua.LNumber(int8(v))
+		case 0xd1:
+			return lua.LNumber(int16(v))
+		case 0xd2:
+			return lua.LNumber(int32(v))
+		case 0xcf, 0xd3:
+			// lua_pushunsigned is lua_pushinteger on 64-bit: a signed cast.
+			return lua.LNumber(int64(v))
+		case 0xca:
+			return lua.LNumber(math.Float32frombits(uint32(v)))
+		case 0xcb:
+			return lua.LNumber(math.Float64frombits(v))
 		}
-		v := int8(d.p[1])
-		d.p = d.p[2:]
-		return lua.LNumber(v)
-	case 0xcd:
-		if !d.need(3) {
-			return lua.LNil
-		}
-		v := binary.BigEndian.Uint16(d.p[1:])
-		d.p = d.p[3:]
-		return lua.LNumber(v)
-	case 0xd1:
-		if !d.need(3) {
-			return lua.LNil
-		}
-		v := int16(binary.BigEndian.Uint16(d.p[1:]))
-		d.p = d.p[3:]
-		return lua.LNumber(v)
-	case 0xce:
-		if !d.need(5) {
-			return lua.LNil
-		}
-		v := binary.BigEndian.Uint32(d.p[1:])
-		d.p = d.p[5:]
-		return lua.LNumber(v)
-	case 0xd2:
-		if !d.need(5) {
-			return lua.LNil
-		}
-		v := int32(binary.BigEndian.Uint32(d.p[1:]))
-		d.p = d.p[5:]
-		return lua.LNumber(v)
-	case 0xcf:
-		if !d.need(9) {
-			return lua.LNil
-		}
-		// lua_pushunsigned is lua_pushinteger on 64-bit: a signed cast.
-		v := int64(binary.BigEndian.Uint64(d.p[1:]))
-		d.p = d.p[9:]
-		return lua.LNumber(v)
-	case 0xd3:
-		if !d.need(9) {
-			return lua.LNil
-		}
-		v := int64(binary.BigEndian.Uint64(d.p[1:]))
-		d.p = d.p[9:]
 		return lua.LNumber(v)
 	case 0xc0:
 		d.p = d.p[1:]
@@ -302,20 +287,6 @@ func (d *mpDecoder) decode() lua.LValue {
 	case 0xc2:
 		d.p = d.p[1:]
 		return lua.LFalse
-	case 0xca:
-		if !d.need(5) {
-			return lua.LNil
-		}
-		v := math.Float32frombits(binary.BigEndian.Uint32(d.p[1:]))
-		d.p = d.p[5:]
-		return lua.LNumber(v)
-	case 0xcb:
-		if !d.need(9) {
-			return lua.LNil
-		}
-		v := math.Float64frombits(binary.BigEndian.Uint64(d.p[1:]))
-		d.p = d.p[9:]
-		return lua.LNumber(v)
 	case 0xd9:
 		if !d.need(2) {
 			return lua.LNil
@@ -331,34 +302,15 @@ func (d *mpDecoder) decode() lua.LValue {
 			return lua.LNil
 		}
 		return d.raw(5, int(binary.BigEndian.Uint32(d.p[1:])))
-	case 0xdc:
-		if !d.need(3) {
+	case 0xdc, 0xdd, 0xde, 0xdf:
+		n, ok := d.field(mpFieldSize[c])
+		if !ok {
 			return lua.LNil
 		}
-		n := int(binary.BigEndian.Uint16(d.p[1:]))
-		d.p = d.p[3:]
-		return d.array(n)
-	case 0xdd:
-		if !d.need(5) {
-			return lua.LNil
+		if c <= 0xdd {
+			return d.array(int(n))
 		}
-		n := int(binary.BigEndian.Uint32(d.p[1:]))
-		d.p = d.p[5:]
-		return d.array(n)
-	case 0xde:
-		if !d.need(3) {
-			return lua.LNil
-		}
-		n := int(binary.BigEndian.Uint16(d.p[1:]))
-		d.p = d.p[3:]
-		return d.hash(n)
-	case 0xdf:
-		if !d.need(5) {
-			return lua.LNil
-		}
-		n := int(binary.BigEndian.Uint32(d.p[1:]))
-		d.p = d.p[5:]
-		return d.hash(n)
+		return d.hash(int(n))
 	}
 	switch {
 	case c&0x80 == 0:
