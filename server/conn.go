@@ -33,9 +33,8 @@ func (s *Server) serveConn(conn net.Conn) {
 		s.mu.Unlock()
 		return
 	}
-	c.sock = sock
-	c.fd = int(sock.Fd())
-	if err := syscall.SetNonblock(c.fd, true); err != nil {
+	fd := int(sock.Fd())
+	if err := syscall.SetNonblock(fd, true); err != nil {
 		s.log.Warn("cannot make the socket non-blocking", "addr", c.addr, "err", err)
 	}
 	rc, _ := sock.SyscallConn()
@@ -46,6 +45,7 @@ func (s *Server) serveConn(conn net.Conn) {
 		sock.Close()
 		return
 	}
+	c.sock, c.fd = sock, fd // under the lock: Close reads them
 	s.loop.conns[c.fd] = c
 	if err := s.loop.p.add(c.fd, rc); err != nil {
 		s.log.Warn("cannot watch connection", "addr", c.addr, "err", err)
