@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"maps"
 	"slices"
+	"time"
 )
 
 // Config holds the settings that change the server's behaviour. Field names
@@ -28,6 +29,11 @@ type Config struct {
 	// tests drive the clock and the expiry cycle.
 	EnableDebugCommand string
 	Logger             *slog.Logger
+	// BusyPoll is how long the event loop polls its sockets before it
+	// sleeps, while requests arrive back to back (not a Redis parameter:
+	// the MINIWATCHD_BUSY_POLL environment variable sets it; 0 disables).
+	// Linux only.
+	BusyPoll time.Duration
 
 	// Memory limit and eviction.
 	MaxMemory                 uint64 // bytes; 0 = no limit
@@ -109,6 +115,12 @@ const (
 	OutputBufferPubSub
 )
 
+// DefaultBusyPoll is Config.BusyPoll's default: long enough to catch the
+// next request of a client that answers its reply at once, short enough
+// that a server between bursts sleeps (measured: WATCH loop of one client
+// 1.3x redis-server's commits with it, 0.9x without).
+const DefaultBusyPoll = 50 * time.Microsecond
+
 // DefaultConfig returns the defaults of redis-server 7.0.15 started without
 // a config file, except Bind (127.0.0.1 instead of "* -::*") and
 // EnableDebugCommand (see above).
@@ -121,6 +133,7 @@ func DefaultConfig() Config {
 		Hz:                 10,
 		ProtoMaxBulkLen:    512 << 20,
 		EnableDebugCommand: "yes",
+		BusyPoll:           DefaultBusyPoll,
 
 		MaxMemoryPolicy:           "noeviction",
 		MaxMemorySamples:          5,

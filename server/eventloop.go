@@ -37,7 +37,7 @@ type eventLoop struct {
 }
 
 func newEventLoop(s *Server) (*eventLoop, error) {
-	p, err := newPoller()
+	p, err := newPoller(s.cfg.BusyPoll)
 	if err != nil {
 		return nil, err
 	}

@@ -18,7 +18,8 @@ type poller interface {
 	// remove stops watching fd (before it is closed).
 	remove(fd int)
 	// wait blocks until some fds are ready, wake is called, or timeout
-	// passes (negative: no timeout), and fills events.
+	// passes (negative: no timeout), and fills events. A wait without
+	// timeout may first poll for Config.BusyPoll while the server is busy.
 	wait(events []pollEvent, timeout time.Duration) (int, error)
 	// wake makes a wait in progress (or the next one) return at once.
 	wake()

@@ -4,6 +4,8 @@ package server
 
 import (
 	"errors"
+	"os"
+	"runtime"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -13,14 +15,24 @@ import (
 // epollPoller is the Linux poller: level-triggered epoll plus an eventfd
 // for wake-ups.
 type epollPoller struct {
-	epfd    int
-	wakefd  int
-	waking  atomic.Bool // a wake-up is pending; the loop clears it
-	raw     []syscall.EpollEvent
-	writing map[int]bool
+	epfd   int
+	epfile *os.File             // epfd in the Go runtime's poller, to park on
+	eprc   syscall.RawConn      // epfile's raw connection
+	ready  func(uintptr) bool   // pollReady, made once (no closure per park)
+	cur    []syscall.EpollEvent // pollReady's buffer: raw cut to the caller's
+	n      int                  // pollReady's result
+	err    error                // pollReady's error
+	wakefd int
+	// spin is how long wait polls before parking while the server is
+	// busy (spinning: the last park was short); 0 never polls.
+	spin     time.Duration
+	spinning bool
+	waking   atomic.Bool // a wake-up is pending; the loop clears it
+	raw      []syscall.EpollEvent
+	writing  map[int]bool
 }
 
-func newPoller() (poller, error) {
+func newPoller(spin time.Duration) (poller, error) {
 	epfd, err := syscall.EpollCreate1(syscall.EPOLL_CLOEXEC)
 	if err != nil {
 		return nil, err
@@ -30,7 +42,20 @@ func newPoller() (poller, error) {
 		syscall.Close(epfd)
 		return nil, errno
 	}
-	p := &epollPoller{epfd: epfd, wakefd: int(r), writing: map[int]bool{}}
+	p := &epollPoller{epfd: epfd, wakefd: int(r), writing: map[int]bool{}, spin: spin, spinning: true}
+	// An epoll descriptor is itself pollable (readable while events are
+	// ready): registered with the runtime's poller, the loop goroutine
+	// parks on it instead of blocking its thread in epoll_wait.
+	if err := syscall.SetNonblock(epfd, true); err != nil {
+		p.close()
+		return nil, err
+	}
+	p.ready = p.pollReady
+	p.epfile = os.NewFile(uintptr(epfd), "epoll")
+	if p.eprc, err = p.epfile.SyscallConn(); err != nil {
+		p.close()
+		return nil, err
+	}
 	ev := syscall.EpollEvent{Events: syscall.EPOLLIN, Fd: int32(p.wakefd)}
 	if err := syscall.EpollCtl(epfd, syscall.EPOLL_CTL_ADD, p.wakefd, &ev); err != nil {
 		p.close()
@@ -69,16 +94,38 @@ func (p *epollPoller) wait(events []pollEvent, timeout time.Duration) (int, erro
 		p.raw = make([]syscall.EpollEvent, len(events))
 	}
 	raw := p.raw[:len(events)]
-	ms := -1
-	if timeout >= 0 {
-		ms = int((timeout + time.Millisecond - 1) / time.Millisecond)
-	}
-	// Under load sockets are usually ready already: poll without telling
-	// the scheduler first, and block (a real system call, whose processor
-	// the runtime may hand to another thread) only when nothing is ready.
+	// Under load sockets are usually ready already: poll first, and park
+	// only when nothing is. The loop goroutine parks in the runtime's
+	// poller (epfd is registered there), so its thread goes on to run the
+	// other goroutines or sleeps in the runtime's own epoll_wait: blocking
+	// in epoll_wait as a system call instead lets the runtime hand the
+	// processor to another thread after 20 us, and the loop then migrates
+	// between threads at every wake-up (measured: 0.85-0.9x of the
+	// throughput at -P 1).
 	n, err := epollWaitRaw(p.epfd, raw)
-	if err == nil && n == 0 && ms != 0 {
-		n, err = syscall.EpollWait(p.epfd, raw, ms)
+	if err == nil && n == 0 && timeout < 0 && p.spin > 0 && p.spinning {
+		n, err = p.busyPoll(raw)
+	}
+	if err == nil && n == 0 && timeout != 0 {
+		parked := time.Now()
+		if timeout > 0 {
+			p.epfile.SetReadDeadline(time.Now().Add(timeout))
+		}
+		p.cur = raw
+		rerr := p.eprc.Read(p.ready)
+		n, err = p.n, p.err
+		if timeout > 0 {
+			p.epfile.SetReadDeadline(time.Time{})
+		}
+		// A short nap means requests come back to back: poll for them
+		// next time. A long one means a quiet server: park at once.
+		p.spinning = time.Since(parked) <= 2*p.spin
+		if errors.Is(rerr, os.ErrDeadlineExceeded) {
+			return 0, nil
+		}
+		if err == nil {
+			err = rerr
+		}
 	}
 	if err != nil {
 		if errors.Is(err, syscall.EINTR) {
@@ -115,7 +162,31 @@ func (p *epollPoller) wake() {
 
 func (p *epollPoller) close() error {
 	syscall.Close(p.wakefd)
+	if p.epfile != nil {
+		return p.epfile.Close()
+	}
 	return syscall.Close(p.epfd)
+}
+
+// busyPoll polls raw for up to p.spin, letting other goroutines run
+// between polls. When the last park was short, the next request usually
+// arrives within microseconds of the replies; catching it here saves the
+// wake-up of a sleeping thread (tens of microseconds on virtual machines).
+func (p *epollPoller) busyPoll(raw []syscall.EpollEvent) (int, error) {
+	deadline := time.Now().Add(p.spin)
+	for {
+		runtime.Gosched()
+		n, err := epollWaitRaw(p.epfd, raw)
+		if n > 0 || err != nil || !time.Now().Before(deadline) {
+			return n, err
+		}
+	}
+}
+
+// pollReady polls p.raw once for the runtime's poller: true ends the wait.
+func (p *epollPoller) pollReady(uintptr) bool {
+	p.n, p.err = epollWaitRaw(p.epfd, p.cur)
+	return p.n > 0 || (p.err != nil && !errors.Is(p.err, syscall.EINTR))
 }
 
 // epollWaitRaw is epoll_wait with a zero timeout as a raw system call.

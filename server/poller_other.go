@@ -29,7 +29,7 @@ type chanSock struct {
 	writing bool
 }
 
-func newPoller() (poller, error) {
+func newPoller(time.Duration) (poller, error) {
 	return &chanPoller{
 		ready:  make(chan pollEvent, 1024),
 		wakeCh: make(chan struct{}, 1),

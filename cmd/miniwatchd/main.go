@@ -18,6 +18,7 @@ import (
 	"os/signal"
 	"runtime"
 	"syscall"
+	"time"
 
 	"github.com/miniwatchd/miniwatchd/server"
 )
@@ -72,6 +73,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, started chan<
 	}
 	log := slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: cfg.SlogLevel()}))
 	cfg.Logger = log
+	if v := os.Getenv("MINIWATCHD_BUSY_POLL"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			fmt.Fprintf(stderr, "MINIWATCHD_BUSY_POLL: want a duration such as 50us or 0, got %q\n", v)
+			return 1
+		}
+		cfg.BusyPoll = d
+	}
 
 	log.Warn("oO0OoO0OoO0Oo miniwatchd is starting oO0OoO0OoO0Oo")
 	log.Warn("miniwatchd started", "version", server.Version, "redis_version", server.RedisVersion, "pid", os.Getpid())

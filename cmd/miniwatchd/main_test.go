@@ -108,3 +108,17 @@ func TestRunServes(t *testing.T) {
 		t.Errorf("output besides the log file: %q %q", stdout.String(), stderr.String())
 	}
 }
+
+// TestRunBadBusyPoll checks that a malformed MINIWATCHD_BUSY_POLL stops
+// the start with a message naming the variable.
+func TestRunBadBusyPoll(t *testing.T) {
+	for _, v := range []string{"fast", "-1ms", "50"} {
+		t.Setenv("MINIWATCHD_BUSY_POLL", v)
+		var stdout, stderr bytes.Buffer
+		code := run([]string{"--port", "0"}, nil, &stdout, &stderr, nil)
+		want := "MINIWATCHD_BUSY_POLL: want a duration such as 50us or 0, got \"" + v + "\"\n"
+		if code != 1 || stderr.String() != want {
+			t.Errorf("%q: exit %d, stderr %q; want 1 and %q", v, code, stderr.String(), want)
+		}
+	}
+}

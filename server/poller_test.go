@@ -1,0 +1,73 @@
+package server
+
+import (
+	"net"
+	"testing"
+	"time"
+)
+
+// TestPollerWaitTimeoutWakeAndReadable checks the poller's three ways out
+// of a wait: a timeout that passes with nothing ready, wake from another
+// goroutine, and a socket that becomes readable.
+func TestPollerWaitTimeoutWakeAndReadable(t *testing.T) {
+	for _, spin := range []time.Duration{0, DefaultBusyPoll} {
+		t.Run(spin.String(), func(t *testing.T) { testPollerWait(t, spin) })
+	}
+}
+
+func testPollerWait(t *testing.T, spin time.Duration) {
+	p, err := newPoller(spin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.close()
+	events := make([]pollEvent, 8)
+
+	start := time.Now()
+	if n, err := p.wait(events, 30*time.Millisecond); n != 0 || err != nil {
+		t.Fatalf("idle wait = %d, %v", n, err)
+	}
+	if d := time.Since(start); d < 25*time.Millisecond {
+		t.Fatalf("idle wait returned after %v, before its 30ms timeout", d)
+	}
+
+	go func() { time.Sleep(20 * time.Millisecond); p.wake() }()
+	start = time.Now()
+	if n, err := p.wait(events, -1); n != 0 || err != nil {
+		t.Fatalf("woken wait = %d, %v", n, err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("wake took %v", d)
+	}
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	cli, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	srv, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	rc, err := srv.(*net.TCPConn).SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fd := -1
+	rc.Control(func(f uintptr) { fd = int(f) })
+	if err := p.add(fd, rc); err != nil {
+		t.Fatal(err)
+	}
+	go func() { time.Sleep(20 * time.Millisecond); cli.Write([]byte("PING\r\n")) }()
+	n, err := p.wait(events, -1)
+	if err != nil || n != 1 || events[0].fd != fd || !events[0].readable {
+		t.Fatalf("wait for data = %d %+v, %v", n, events[:n], err)
+	}
+	p.remove(fd)
+}
