@@ -1,6 +1,9 @@
 package db
 
-import "math/rand/v2"
+import (
+	"math/rand/v2"
+	"unsafe"
+)
 
 // This file holds the skiplist of sorted sets, a translation of Redis
 // t_zset.c's zsl* functions: Pugh's skiplist ordered by (score, member),
@@ -22,14 +25,20 @@ type zlevel struct {
 // lookups and walk them with Next and Prev; they must not keep a node past
 // the next write to its sorted set.
 type ZNode struct {
-	// The fields a walk reads come first, so that the score and the two
-	// lowest levels (those of 15 nodes in 16) share one cache line.
+	// A node is allocated with its levels right behind it (see newZNode):
+	// 64 bytes for a one-level node (three in four), so that a walk reads
+	// one cache line per node at the bottom levels, as Redis's node with
+	// its flexible level array does.
 	score    float64
-	level    []zlevel // backed by lv, or a separate array for taller nodes
-	lv       [2]zlevel
+	levels   *zlevel // level 0; level i is 16*i bytes further (lvl)
 	backward *ZNode
 	member   string
 	next     *ZNode // chain of the member dict
+}
+
+// lvl returns level i of n, which must be below n's level count.
+func (n *ZNode) lvl(i int) *zlevel {
+	return (*zlevel)(unsafe.Add(unsafe.Pointer(n.levels), uintptr(i)*unsafe.Sizeof(zlevel{})))
 }
 
 // Member returns the node's member.
@@ -39,7 +48,7 @@ func (n *ZNode) Member() string { return n.member }
 func (n *ZNode) Score() float64 { return n.score }
 
 // Next returns the following node in ascending order, or nil.
-func (n *ZNode) Next() *ZNode { return n.level[0].forward }
+func (n *ZNode) Next() *ZNode { return n.levels.forward }
 
 // Prev returns the preceding node in ascending order, or nil.
 func (n *ZNode) Prev() *ZNode { return n.backward }
@@ -48,21 +57,34 @@ func (n *ZNode) dictKey() string      { return n.member }
 func (n *ZNode) dictNext() *ZNode     { return n.next }
 func (n *ZNode) setDictNext(x *ZNode) { n.next = x }
 
-func newZNode(levels int, score float64, member string) *ZNode {
-	n := &ZNode{score: score, member: member}
-	n.setLevels(levels)
-	return n
+// zlevels is a node allocated with its array of levels A.
+type zlevels[A any] struct {
+	ZNode
+	l A
 }
 
-// setLevels gives the unlinked node n the given number of empty levels,
-// in its own storage when they fit.
-func (n *ZNode) setLevels(levels int) {
-	if levels <= len(n.lv) {
-		n.level = n.lv[:levels]
-	} else {
-		n.level = make([]zlevel, levels)
+func newZNodeWith[A any](score float64, member string) *ZNode {
+	a := &zlevels[A]{ZNode: ZNode{score: score, member: member}}
+	a.levels = (*zlevel)(unsafe.Pointer(&a.l))
+	return &a.ZNode
+}
+
+// newZNode allocates an unlinked node with the given number of levels,
+// in the smallest of the node sizes that holds them.
+func newZNode(levels int, score float64, member string) *ZNode {
+	switch {
+	case levels == 1:
+		return newZNodeWith[[1]zlevel](score, member)
+	case levels == 2:
+		return newZNodeWith[[2]zlevel](score, member)
+	case levels <= 4:
+		return newZNodeWith[[4]zlevel](score, member)
+	case levels <= 8:
+		return newZNodeWith[[8]zlevel](score, member)
+	case levels <= 16:
+		return newZNodeWith[[16]zlevel](score, member)
 	}
-	clear(n.level)
+	return newZNodeWith[[zslMaxLevel]zlevel](score, member)
 }
 
 // before reports whether node x sorts before (score, member).
@@ -71,14 +93,14 @@ func (x *ZNode) before(score float64, member string) bool {
 }
 
 type skiplist struct {
-	header ZNode // sentinel: only its levels are used
+	header ZNode // sentinel: only its levels (all 32) are used
 	tail   *ZNode
 	length int
 	level  int
 }
 
 func (zsl *skiplist) init() {
-	zsl.header.level = make([]zlevel, zslMaxLevel)
+	zsl.header.levels = &make([]zlevel, zslMaxLevel)[0]
 	zsl.level = 1
 }
 
@@ -92,14 +114,15 @@ func zslRandomLevel() int {
 
 // insert adds a node for (score, member), which must not be present.
 func (zsl *skiplist) insert(score float64, member string) *ZNode {
-	x := newZNode(zslRandomLevel(), score, member)
-	zsl.link(x)
+	level := zslRandomLevel()
+	x := newZNode(level, score, member)
+	zsl.link(x, level)
 	return x
 }
 
 // link inserts the unlinked node x at the place of its (score, member),
-// which must not be present, with the levels x already has (zslInsert).
-func (zsl *skiplist) link(x *ZNode) {
+// which must not be present, with its first level levels (zslInsert).
+func (zsl *skiplist) link(x *ZNode, level int) {
 	var update [zslMaxLevel]*ZNode
 	var rank [zslMaxLevel]int
 	score, member := x.score, x.member
@@ -108,35 +131,34 @@ func (zsl *skiplist) link(x *ZNode) {
 		if i != zsl.level-1 {
 			rank[i] = rank[i+1]
 		}
-		for f := h.level[i].forward; f != nil && f.before(score, member); f = h.level[i].forward {
-			rank[i] += h.level[i].span
+		for f := h.lvl(i).forward; f != nil && f.before(score, member); f = h.lvl(i).forward {
+			rank[i] += h.lvl(i).span
 			h = f
 		}
 		update[i] = h
 	}
-	level := len(x.level)
 	if level > zsl.level {
 		for i := zsl.level; i < level; i++ {
 			rank[i] = 0
 			update[i] = &zsl.header
-			update[i].level[i].span = zsl.length
+			update[i].lvl(i).span = zsl.length
 		}
 		zsl.level = level
 	}
 	for i := 0; i < level; i++ {
-		x.level[i].forward = update[i].level[i].forward
-		update[i].level[i].forward = x
-		x.level[i].span = update[i].level[i].span - (rank[0] - rank[i])
-		update[i].level[i].span = rank[0] - rank[i] + 1
+		x.lvl(i).forward = update[i].lvl(i).forward
+		update[i].lvl(i).forward = x
+		x.lvl(i).span = update[i].lvl(i).span - (rank[0] - rank[i])
+		update[i].lvl(i).span = rank[0] - rank[i] + 1
 	}
 	for i := level; i < zsl.level; i++ {
-		update[i].level[i].span++
+		update[i].lvl(i).span++
 	}
 	x.backward = nil
 	if update[0] != &zsl.header {
 		x.backward = update[0]
 	}
-	if f := x.level[0].forward; f != nil {
+	if f := x.lvl(0).forward; f != nil {
 		f.backward = x
 	} else {
 		zsl.tail = x
@@ -148,19 +170,19 @@ func (zsl *skiplist) link(x *ZNode) {
 // (zslDeleteNode).
 func (zsl *skiplist) unlinkNode(x *ZNode, update *[zslMaxLevel]*ZNode) {
 	for i := 0; i < zsl.level; i++ {
-		if update[i].level[i].forward == x {
-			update[i].level[i].span += x.level[i].span - 1
-			update[i].level[i].forward = x.level[i].forward
+		if update[i].lvl(i).forward == x {
+			update[i].lvl(i).span += x.lvl(i).span - 1
+			update[i].lvl(i).forward = x.lvl(i).forward
 		} else {
-			update[i].level[i].span--
+			update[i].lvl(i).span--
 		}
 	}
-	if f := x.level[0].forward; f != nil {
+	if f := x.lvl(0).forward; f != nil {
 		f.backward = x.backward
 	} else {
 		zsl.tail = x.backward
 	}
-	for zsl.level > 1 && zsl.header.level[zsl.level-1].forward == nil {
+	for zsl.level > 1 && zsl.header.lvl(zsl.level-1).forward == nil {
 		zsl.level--
 	}
 	zsl.length--
@@ -171,12 +193,12 @@ func (zsl *skiplist) unlinkNode(x *ZNode, update *[zslMaxLevel]*ZNode) {
 func (zsl *skiplist) findUpdate(score float64, member string, update *[zslMaxLevel]*ZNode) *ZNode {
 	x := &zsl.header
 	for i := zsl.level - 1; i >= 0; i-- {
-		for f := x.level[i].forward; f != nil && f.before(score, member); f = x.level[i].forward {
+		for f := x.lvl(i).forward; f != nil && f.before(score, member); f = x.lvl(i).forward {
 			x = f
 		}
 		update[i] = x
 	}
-	return x.level[0].forward
+	return x.lvl(0).forward
 }
 
 // delete removes the node (score, member) and returns it, or nil.
@@ -198,15 +220,19 @@ func (zsl *skiplist) delete(score float64, member string) *ZNode {
 // dict needs no change.
 func (zsl *skiplist) updateScore(x *ZNode, newScore float64) {
 	if (x.backward == nil || x.backward.score < newScore) &&
-		(x.level[0].forward == nil || x.level[0].forward.score > newScore) {
+		(x.lvl(0).forward == nil || x.lvl(0).forward.score > newScore) {
 		x.score = newScore
 		return
 	}
 	var update [zslMaxLevel]*ZNode
 	zsl.findUpdate(x.score, x.member, &update)
+	level := 0 // x's own: the levels at which its predecessor links to it
+	for level < zsl.level && update[level].lvl(level).forward == x {
+		level++
+	}
 	zsl.unlinkNode(x, &update)
 	x.score = newScore
-	zsl.link(x)
+	zsl.link(x, level)
 }
 
 // rank returns the 1-based rank of (score, member), or 0 when absent
@@ -215,8 +241,8 @@ func (zsl *skiplist) rank(score float64, member string) int {
 	r := 0
 	x := &zsl.header
 	for i := zsl.level - 1; i >= 0; i-- {
-		for f := x.level[i].forward; f != nil && (f.before(score, member) || (f.score == score && f.member == member)); f = x.level[i].forward {
-			r += x.level[i].span
+		for f := x.lvl(i).forward; f != nil && (f.before(score, member) || (f.score == score && f.member == member)); f = x.lvl(i).forward {
+			r += x.lvl(i).span
 			x = f
 		}
 		if x != &zsl.header && x.member == member {
@@ -231,9 +257,9 @@ func (zsl *skiplist) byRank(r int) *ZNode {
 	traversed := 0
 	x := &zsl.header
 	for i := zsl.level - 1; i >= 0; i-- {
-		for x.level[i].forward != nil && traversed+x.level[i].span <= r {
-			traversed += x.level[i].span
-			x = x.level[i].forward
+		for x.lvl(i).forward != nil && traversed+x.lvl(i).span <= r {
+			traversed += x.lvl(i).span
+			x = x.lvl(i).forward
 		}
 		if traversed == r {
 			if x == &zsl.header {
@@ -246,18 +272,18 @@ func (zsl *skiplist) byRank(r int) *ZNode {
 }
 
 // first returns the lowest node, or nil.
-func (zsl *skiplist) first() *ZNode { return zsl.header.level[0].forward }
+func (zsl *skiplist) first() *ZNode { return zsl.header.lvl(0).forward }
 
 // firstMatching returns the first node for which pastLow is true, given
 // that pastLow is false then true along the list (a monotone predicate).
 func (zsl *skiplist) firstMatching(pastLow func(*ZNode) bool) *ZNode {
 	x := &zsl.header
 	for i := zsl.level - 1; i >= 0; i-- {
-		for f := x.level[i].forward; f != nil && !pastLow(f); f = x.level[i].forward {
+		for f := x.lvl(i).forward; f != nil && !pastLow(f); f = x.lvl(i).forward {
 			x = f
 		}
 	}
-	return x.level[0].forward
+	return x.lvl(0).forward
 }
 
 // lastMatching returns the last node for which withinHigh is true, given
@@ -265,7 +291,7 @@ func (zsl *skiplist) firstMatching(pastLow func(*ZNode) bool) *ZNode {
 func (zsl *skiplist) lastMatching(withinHigh func(*ZNode) bool) *ZNode {
 	x := &zsl.header
 	for i := zsl.level - 1; i >= 0; i-- {
-		for f := x.level[i].forward; f != nil && withinHigh(f); f = x.level[i].forward {
+		for f := x.lvl(i).forward; f != nil && withinHigh(f); f = x.lvl(i).forward {
 			x = f
 		}
 	}
@@ -282,16 +308,16 @@ func (zsl *skiplist) deleteRangeByRank(start, end int, removed func(*ZNode)) int
 	traversed := 0
 	x := &zsl.header
 	for i := zsl.level - 1; i >= 0; i-- {
-		for x.level[i].forward != nil && traversed+x.level[i].span < start {
-			traversed += x.level[i].span
-			x = x.level[i].forward
+		for x.lvl(i).forward != nil && traversed+x.lvl(i).span < start {
+			traversed += x.lvl(i).span
+			x = x.lvl(i).forward
 		}
 		update[i] = x
 	}
 	traversed++
 	n := 0
-	for y := x.level[0].forward; y != nil && traversed <= end; traversed++ {
-		next := y.level[0].forward
+	for y := x.lvl(0).forward; y != nil && traversed <= end; traversed++ {
+		next := y.lvl(0).forward
 		zsl.unlinkNode(y, &update)
 		removed(y)
 		n++
@@ -308,14 +334,14 @@ func (zsl *skiplist) deleteRange(pastLow, within func(*ZNode) bool, removed func
 	var update [zslMaxLevel]*ZNode
 	x := &zsl.header
 	for i := zsl.level - 1; i >= 0; i-- {
-		for f := x.level[i].forward; f != nil && !pastLow(f); f = x.level[i].forward {
+		for f := x.lvl(i).forward; f != nil && !pastLow(f); f = x.lvl(i).forward {
 			x = f
 		}
 		update[i] = x
 	}
 	n := 0
-	for y := x.level[0].forward; y != nil && within(y); {
-		next := y.level[0].forward
+	for y := x.lvl(0).forward; y != nil && within(y); {
+		next := y.lvl(0).forward
 		zsl.unlinkNode(y, &update)
 		removed(y)
 		n++
@@ -332,7 +358,7 @@ func (zsl *skiplist) deleteRunFrom(x *ZNode, within func(*ZNode) bool, removed f
 	zsl.findUpdate(x.score, x.member, &update)
 	n := 0
 	for y := x; y != nil && (y == x || within(y)); {
-		next := y.level[0].forward
+		next := y.lvl(0).forward
 		zsl.unlinkNode(y, &update)
 		removed(y)
 		n++

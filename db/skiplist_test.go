@@ -43,15 +43,15 @@ func checkZSet(t *testing.T, z *ZSet, want []zsetEntry) {
 	}
 	for lvl := 0; lvl < z.zsl.level; lvl++ {
 		pos := 0
-		for x := &z.zsl.header; x.level[lvl].forward != nil; x = x.level[lvl].forward {
-			pos += x.level[lvl].span
-			if z.ByRank(pos-1) != x.level[lvl].forward {
+		for x := &z.zsl.header; x.lvl(lvl).forward != nil; x = x.lvl(lvl).forward {
+			pos += x.lvl(lvl).span
+			if z.ByRank(pos-1) != x.lvl(lvl).forward {
 				t.Fatalf("level %d: span sum %d does not lead to its node", lvl, pos)
 			}
 		}
 	}
 	for lvl := z.zsl.level; lvl < zslMaxLevel; lvl++ {
-		if z.zsl.header.level[lvl].forward != nil {
+		if z.zsl.header.lvl(lvl).forward != nil {
 			t.Fatalf("level %d above the list's level is linked", lvl)
 		}
 	}

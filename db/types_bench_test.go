@@ -26,6 +26,31 @@ func BenchmarkZAddRandom(b *testing.B) {
 	}
 }
 
+// BenchmarkZAddMoving is redis-benchmark's ZADD once its set is full:
+// 100,000 members, each ZADD gives a random member a fresh random score,
+// so nearly every call moves a node in the skiplist.
+func BenchmarkZAddMoving(b *testing.B) {
+	ks := NewKeyspace(1)
+	d := ks.DB(0)
+	key := []byte("myzset")
+	for i := 0; i < 100000; i++ {
+		d.ZAdd(key, []float64{float64(rand.IntN(100000))}, [][]byte{[]byte("element:" + strconv.Itoa(i))}, 0)
+	}
+	const n = 1 << 20
+	members := make([][]byte, n)
+	scores := make([]float64, n)
+	for i := range members {
+		members[i] = []byte("element:" + strconv.Itoa(rand.IntN(100000)))
+		scores[i] = float64(rand.IntN(100000))
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		j := i % n
+		d.ZAdd(key, scores[j:j+1], members[j:j+1], 0)
+	}
+}
+
 // BenchmarkHSetRandom mirrors redis-benchmark's HSET.
 func BenchmarkHSetRandom(b *testing.B) {
 	ks := NewKeyspace(1)

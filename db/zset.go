@@ -119,7 +119,7 @@ func (z *ZSet) Random() *ZNode { return z.dict.Random() }
 
 // Each calls fn for every node in ascending order until fn returns false.
 func (z *ZSet) Each(fn func(n *ZNode) bool) {
-	for n := z.zsl.first(); n != nil; n = n.level[0].forward {
+	for n := z.zsl.first(); n != nil; n = n.Next() {
 		if !fn(n) {
 			return
 		}
@@ -130,7 +130,7 @@ func (z *ZSet) Each(fn func(n *ZNode) bool) {
 // order and returns 0; otherwise one cursor position of the member dict.
 func (z *ZSet) Scan(cursor uint64, fn func(n *ZNode)) uint64 {
 	if z.listpack {
-		for n := z.zsl.first(); n != nil; n = n.level[0].forward {
+		for n := z.zsl.first(); n != nil; n = n.Next() {
 			fn(n)
 		}
 		return 0
@@ -193,7 +193,7 @@ func (z *ZSet) toListpackIfSmall(maxLen int, lim *EncodingLimits) {
 		return
 	}
 	z.listpack = true
-	for n := z.zsl.first(); n != nil; n = n.level[0].forward {
+	for n := z.zsl.first(); n != nil; n = n.Next() {
 		n.score = lpScore(n.score) // order is unchanged: -0 == 0
 	}
 }
