@@ -31,8 +31,8 @@ type Config struct {
 	Logger             *slog.Logger
 	// BusyPoll is how long the event loop polls its sockets before it
 	// sleeps, while requests arrive back to back (not a Redis parameter:
-	// the MINIWATCHD_BUSY_POLL environment variable sets it; 0 disables).
-	// Linux only.
+	// the MINIWATCHD_BUSY_POLL environment variable sets it; 0 disables;
+	// the default is 0 when fewer than two CPUs are available). Linux only.
 	BusyPoll time.Duration
 
 	// Memory limit and eviction.
@@ -115,10 +115,11 @@ const (
 	OutputBufferPubSub
 )
 
-// DefaultBusyPoll is Config.BusyPoll's default: long enough to catch the
-// next request of a client that answers its reply at once, short enough
-// that a server between bursts sleeps (measured: WATCH loop of one client
-// 1.3x redis-server's commits with it, 0.9x without).
+// DefaultBusyPoll is Config.BusyPoll's default when two CPUs or more are
+// available (busyPollDefault): long enough to catch the next request of a
+// client that answers its reply at once, short enough that a server
+// between bursts sleeps (measured: WATCH loop of one client 1.3x
+// redis-server's commits with it, 0.9x without).
 const DefaultBusyPoll = 50 * time.Microsecond
 
 // DefaultConfig returns the defaults of redis-server 7.0.15 started without
@@ -133,7 +134,7 @@ func DefaultConfig() Config {
 		Hz:                 10,
 		ProtoMaxBulkLen:    512 << 20,
 		EnableDebugCommand: "yes",
-		BusyPoll:           DefaultBusyPoll,
+		BusyPoll:           busyPollDefault(),
 
 		MaxMemoryPolicy:           "noeviction",
 		MaxMemorySamples:          5,
