@@ -16,7 +16,7 @@ const (
 	setMemberBytes = 32 // setMember (24) rounded to its size class
 	// zNodeBytes is the mean size of a skiplist node with its levels: 64
 	// bytes with one level (3 in 4 nodes), 80 with two, 112 with three or
-	// four, ... 70.4 on average; counted as 72.
+	// four, ... 70.25 on average; counted as 72.
 	zNodeBytes = 72
 	// zsetBytes is the ZSet struct with its 32-level skiplist header.
 	zsetBytes = int64(unsafe.Sizeof(ZSet{})) + zslMaxLevel*int64(unsafe.Sizeof(zlevel{}))

@@ -32,7 +32,8 @@ type Config struct {
 	// BusyPoll is how long the event loop polls its sockets before it
 	// sleeps, while requests arrive back to back (not a Redis parameter:
 	// the MINIWATCHD_BUSY_POLL environment variable sets it; 0 disables;
-	// the default is 0 when fewer than two CPUs are available). Linux only.
+	// cmd/miniwatchd defaults it to BusyPollDefault; DefaultConfig to 0).
+	// Linux only.
 	BusyPoll time.Duration
 
 	// Memory limit and eviction.
@@ -115,10 +116,10 @@ const (
 	OutputBufferPubSub
 )
 
-// DefaultBusyPoll is Config.BusyPoll's default when two CPUs or more are
-// available (busyPollDefault): long enough to catch the next request of a
-// client that answers its reply at once, short enough that a server
-// between bursts sleeps (measured: WATCH loop of one client 1.3x
+// DefaultBusyPoll is miniwatchd's busy polling window when two CPUs or
+// more are available (BusyPollDefault): long enough to catch the next
+// request of a client that answers its reply at once, short enough that a
+// server between bursts sleeps (measured: WATCH loop of one client 1.3x
 // redis-server's commits with it, 0.9x without).
 const DefaultBusyPoll = 50 * time.Microsecond
 
@@ -134,7 +135,6 @@ func DefaultConfig() Config {
 		Hz:                 10,
 		ProtoMaxBulkLen:    512 << 20,
 		EnableDebugCommand: "yes",
-		BusyPoll:           busyPollDefault(),
 
 		MaxMemoryPolicy:           "noeviction",
 		MaxMemorySamples:          5,

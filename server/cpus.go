@@ -2,43 +2,103 @@ package server
 
 import (
 	"os"
+	"path"
 	"runtime"
 	"strconv"
 	"strings"
 	"time"
 )
 
-// busyPollDefault is Config.BusyPoll's default: DefaultBusyPoll when the
-// process may use two CPUs or more at once, else 0. Polling pays when the
-// clients run on another CPU; on a shared single CPU it only delays them
-// (measured on one CPU: one redis-benchmark client 0.85x of the requests
-// per second with polling, 0.94x without).
-func busyPollDefault() time.Duration {
-	if availableCPUs() < 2 {
+// BusyPollDefault is what cmd/miniwatchd sets Config.BusyPoll to when
+// MINIWATCHD_BUSY_POLL is not set: DefaultBusyPoll when the process may
+// use two CPUs or more at once, else 0. Polling pays when the clients run
+// on another CPU; on a shared single CPU it only delays them (measured on
+// one CPU: one redis-benchmark client 0.85x of the requests per second
+// with polling, 0.94x without). DefaultConfig leaves polling off: a
+// server embedded in a Go program shares the runtime's processors with
+// its clients, and there polling only competes with them.
+func BusyPollDefault() time.Duration {
+	if availableCPUs(os.ReadFile) < 2 {
 		return 0
 	}
 	return DefaultBusyPoll
 }
 
 // availableCPUs is how many CPUs the process may keep busy at once: those
-// of its affinity mask, lowered by a cgroup CPU quota (v2 cpu.max, or v1
-// cpu.cfs_quota_us over cpu.cfs_period_us) when one is set.
-func availableCPUs() float64 {
+// of its affinity mask, lowered by the smallest CPU quota of its cgroup
+// and the cgroup's ancestors (v2 cpu.max, or v1 cpu.cfs_quota_us over
+// cpu.cfs_period_us). readFile reads a file (os.ReadFile; tests fake it).
+func availableCPUs(readFile func(string) ([]byte, error)) float64 {
 	n := float64(runtime.NumCPU())
-	if b, err := os.ReadFile("/sys/fs/cgroup/cpu.max"); err == nil {
-		if q, ok := parseCPUMax(string(b)); ok && q < n {
-			n = q
-		}
-		return n
-	}
-	quota, err1 := os.ReadFile("/sys/fs/cgroup/cpu/cpu.cfs_quota_us")
-	period, err2 := os.ReadFile("/sys/fs/cgroup/cpu/cpu.cfs_period_us")
-	if err1 == nil && err2 == nil {
-		if q, ok := parseCFSQuota(string(quota), string(period)); ok && q < n {
-			n = q
-		}
+	if q, ok := cgroupQuota(readFile); ok && q < n {
+		n = q
 	}
 	return n
+}
+
+// cgroupQuota finds the process's cgroup in /proc/self/cgroup and returns
+// the smallest CPU quota on the way from it up to the root of its
+// hierarchy; ok is false when none is set.
+func cgroupQuota(readFile func(string) ([]byte, error)) (cpus float64, ok bool) {
+	b, err := readFile("/proc/self/cgroup")
+	if err != nil {
+		return 0, false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.SplitN(line, ":", 3)
+		if len(f) != 3 {
+			continue
+		}
+		var root string
+		var quota func(dir string) (float64, bool)
+		switch {
+		case f[0] == "0" && f[1] == "": // cgroup v2
+			root = "/sys/fs/cgroup"
+			quota = func(dir string) (float64, bool) {
+				b, err := readFile(dir + "/cpu.max")
+				if err != nil {
+					return 0, false
+				}
+				return parseCPUMax(string(b))
+			}
+		case hasController(f[1], "cpu"): // cgroup v1
+			root = "/sys/fs/cgroup/" + f[1]
+			if _, err := readFile(root + "/cpu.cfs_period_us"); err != nil {
+				root = "/sys/fs/cgroup/cpu"
+			}
+			quota = func(dir string) (float64, bool) {
+				q, err1 := readFile(dir + "/cpu.cfs_quota_us")
+				p, err2 := readFile(dir + "/cpu.cfs_period_us")
+				if err1 != nil || err2 != nil {
+					return 0, false
+				}
+				return parseCFSQuota(string(q), string(p))
+			}
+		default:
+			continue
+		}
+		// Inside a container the hierarchy's root is the container's
+		// cgroup and the path may name directories that are not mounted:
+		// those read as no quota.
+		for dir := path.Clean("/" + f[2]); ; dir = path.Dir(dir) {
+			if q, found := quota(path.Join(root, dir)); found && (!ok || q < cpus) {
+				cpus, ok = q, true
+			}
+			if dir == "/" {
+				break
+			}
+		}
+	}
+	return cpus, ok
+}
+
+func hasController(list, name string) bool {
+	for _, c := range strings.Split(list, ",") {
+		if c == name {
+			return true
+		}
+	}
+	return false
 }
 
 // parseCPUMax reads cgroup v2's cpu.max ("max 100000" or "150000 100000")

@@ -1,6 +1,10 @@
 package server
 
-import "testing"
+import (
+	"io/fs"
+	"os"
+	"testing"
+)
 
 func TestParseCPUQuota(t *testing.T) {
 	for _, tc := range []struct {
@@ -29,12 +33,71 @@ func TestParseCPUQuota(t *testing.T) {
 	}
 }
 
-func TestBusyPollDefaultFollowsCPUs(t *testing.T) {
+// TestCgroupQuota reads fake cgroup trees: the smallest quota on the path
+// from the process's cgroup up to the root counts, in v2 and v1 layouts.
+func TestCgroupQuota(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		cpus  float64
+		ok    bool
+	}{
+		{"v2 no quota", map[string]string{
+			"/proc/self/cgroup":      "0::/user.slice/session-1.scope\n",
+			"/sys/fs/cgroup/cpu.max": "max 100000\n",
+		}, 0, false},
+		{"v2 quota on a parent", map[string]string{
+			"/proc/self/cgroup": "0::/system.slice/miniwatchd.service\n",
+			"/sys/fs/cgroup/system.slice/miniwatchd.service/cpu.max": "max 100000\n",
+			"/sys/fs/cgroup/system.slice/cpu.max":                    "150000 100000\n",
+		}, 1.5, true},
+		{"v2 smallest wins", map[string]string{
+			"/proc/self/cgroup":                  "0::/a/b\n",
+			"/sys/fs/cgroup/a/b/cpu.max":         "400000 100000\n",
+			"/sys/fs/cgroup/a/cpu.max":           "100000 100000\n",
+			"/sys/fs/cgroup/cpu.max":             "max 100000\n",
+			"/sys/fs/cgroup/unrelated/cpu.max":   "10000 100000\n",
+			"/sys/fs/cgroup/a/b/c/d/cpu.max":     "10000 100000\n",
+			"/sys/fs/cgroup/a/b/cpu.max.effects": "",
+		}, 1, true},
+		{"v2 container namespace", map[string]string{
+			"/proc/self/cgroup":      "0::/\n",
+			"/sys/fs/cgroup/cpu.max": "100000 100000\n",
+		}, 1, true},
+		{"v1 container without namespace", map[string]string{
+			"/proc/self/cgroup":                            "12:pids:/docker/abc\n4:cpu,cpuacct:/docker/abc\n",
+			"/sys/fs/cgroup/cpu,cpuacct/cpu.cfs_quota_us":  "50000\n",
+			"/sys/fs/cgroup/cpu,cpuacct/cpu.cfs_period_us": "100000\n",
+		}, 0.5, true},
+		{"v1 no quota", map[string]string{
+			"/proc/self/cgroup":                    "4:cpu,cpuacct:/\n",
+			"/sys/fs/cgroup/cpu/cpu.cfs_quota_us":  "-1\n",
+			"/sys/fs/cgroup/cpu/cpu.cfs_period_us": "100000\n",
+		}, 0, false},
+		{"no cgroup file", map[string]string{}, 0, false},
+	} {
+		read := func(name string) ([]byte, error) {
+			if s, ok := tc.files[name]; ok {
+				return []byte(s), nil
+			}
+			return nil, fs.ErrNotExist
+		}
+		cpus, ok := cgroupQuota(read)
+		if cpus != tc.cpus || ok != tc.ok {
+			t.Errorf("%s: cgroupQuota = %v, %v; want %v, %v", tc.name, cpus, ok, tc.cpus, tc.ok)
+		}
+	}
+}
+
+func TestBusyPollDefault(t *testing.T) {
+	if got := DefaultConfig().BusyPoll; got != 0 {
+		t.Errorf("DefaultConfig().BusyPoll = %v, want 0 (embedded servers do not poll)", got)
+	}
 	want := DefaultBusyPoll
-	if availableCPUs() < 2 {
+	if availableCPUs(os.ReadFile) < 2 {
 		want = 0
 	}
-	if got := DefaultConfig().BusyPoll; got != want {
-		t.Errorf("DefaultConfig().BusyPoll = %v with %v CPUs available, want %v", got, availableCPUs(), want)
+	if got := BusyPollDefault(); got != want {
+		t.Errorf("BusyPollDefault() = %v with %v CPUs available, want %v", got, availableCPUs(os.ReadFile), want)
 	}
 }

@@ -28,6 +28,7 @@ type epollPoller struct {
 	spin     time.Duration
 	spinning bool
 	waking   atomic.Bool // a wake-up is pending; the loop clears it
+	blocking bool        // epfile is not in the runtime's poller
 	raw      []syscall.EpollEvent
 	writing  map[int]bool
 }
@@ -56,6 +57,9 @@ func newPoller(spin time.Duration) (poller, error) {
 		p.close()
 		return nil, err
 	}
+	// A file the runtime could not register has no deadlines: park in a
+	// blocking epoll_wait then (see wait).
+	p.blocking = errors.Is(p.epfile.SetReadDeadline(time.Time{}), os.ErrNoDeadline)
 	ev := syscall.EpollEvent{Events: syscall.EPOLLIN, Fd: int32(p.wakefd)}
 	if err := syscall.EpollCtl(epfd, syscall.EPOLL_CTL_ADD, p.wakefd, &ev); err != nil {
 		p.close()
@@ -105,17 +109,25 @@ func (p *epollPoller) wait(events []pollEvent, timeout time.Duration) (int, erro
 	var n int
 	var err error
 	switch {
-	case timeout == 0:
+	case timeout >= 0 || p.blocking:
 		n, err = epollWaitRaw(p.epfd, raw)
-	case timeout < 0 && p.spin > 0 && p.spinning:
+	case p.spin > 0 && p.spinning:
 		n, err = p.busyPoll(raw)
 	}
-	if err == nil && n == 0 && timeout != 0 {
+	switch {
+	case err != nil || n > 0 || timeout == 0:
+	case p.blocking:
+		ms := -1
+		if timeout > 0 {
+			ms = int((timeout + time.Millisecond - 1) / time.Millisecond)
+		}
+		n, err = syscall.EpollWait(p.epfd, raw, ms)
+	default:
 		parked := time.Now()
 		if timeout > 0 {
 			p.epfile.SetReadDeadline(parked.Add(timeout))
 		}
-		p.cur = raw
+		p.cur, p.n, p.err = raw, 0, nil
 		rerr := p.eprc.Read(p.ready) // polls once before it parks
 		n, err = p.n, p.err
 		if timeout > 0 {
@@ -190,7 +202,7 @@ func (p *epollPoller) busyPoll(raw []syscall.EpollEvent) (int, error) {
 	}
 }
 
-// pollReady polls p.raw once for the runtime's poller: true ends the wait.
+// pollReady polls p.cur once for the runtime's poller: true ends the wait.
 func (p *epollPoller) pollReady(uintptr) bool {
 	p.n, p.err = epollWaitRaw(p.epfd, p.cur)
 	return p.n > 0 || (p.err != nil && !errors.Is(p.err, syscall.EINTR))

@@ -69,5 +69,12 @@ func testPollerWait(t *testing.T, spin time.Duration) {
 	if err != nil || n != 1 || events[0].fd != fd || !events[0].readable {
 		t.Fatalf("wait for data = %d %+v, %v", n, events[:n], err)
 	}
+	// Unread data stays ready: so says a wait whose timeout is over
+	// before it could park.
+	for _, d := range []time.Duration{0, time.Nanosecond} {
+		if n, err := p.wait(events, d); err != nil || n != 1 || events[0].fd != fd {
+			t.Fatalf("wait(%v) with unread data = %d %+v, %v", d, n, events[:n], err)
+		}
+	}
 	p.remove(fd)
 }

@@ -73,6 +73,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, started chan<
 	}
 	log := slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: cfg.SlogLevel()}))
 	cfg.Logger = log
+	cfg.BusyPoll = server.BusyPollDefault()
 	if v := os.Getenv("MINIWATCHD_BUSY_POLL"); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil || d < 0 {
