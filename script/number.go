@@ -106,14 +106,10 @@ func isCSpace(c byte) bool { return c == ' ' || (c >= '\t' && c <= '\r') }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
+// hexVal is c's value as a hexadecimal digit, or -1.
 func hexVal(c byte) int {
-	switch {
-	case c >= '0' && c <= '9':
-		return int(c - '0')
-	case c >= 'a' && c <= 'f':
-		return int(c-'a') + 10
-	case c >= 'A' && c <= 'F':
-		return int(c-'A') + 10
+	if v := digitVal(c); v < 16 {
+		return v
 	}
 	return -1
 }
@@ -279,6 +275,7 @@ func strtoul(s string, base int) (uint64, int) {
 	return v, i
 }
 
+// digitVal is c's value as a digit of base up to 36, or -1.
 func digitVal(c byte) int {
 	switch {
 	case c >= '0' && c <= '9':
