@@ -70,14 +70,14 @@ func ParseType(name []byte) Type {
 
 // entry is one key of the main table. It is kept small because there is one
 // per key: the key's bytes and, for strings that were set whole, the value's
-// bytes share one allocation (kv); aggregates and strings edited in place
-// (APPEND, SETRANGE) live in val.
+// bytes are kv, stored in the entry's own tail when they fit (entrytail.go);
+// aggregates and strings edited in place (APPEND, SETRANGE) live in val.
 type entry struct {
 	kv   string // key bytes, followed by the inline string value
 	val  any    // aggregate value or *rawString; nil for an inline string
 	next *entry // dict chain
 	klen uint32
-	meta uint32 // bits 0-23: LRU clock or LFU data; 24-27: Type; 28: has TTL; 29: raw string encoding; 30: never int-encoded
+	meta uint32 // bits 0-23: LRU clock or LFU data; 24-27: Type; 28: has TTL; 29: raw string encoding; 30: never int-encoded; 31: has a tail
 }
 
 const (
@@ -87,6 +87,7 @@ const (
 	metaHasTTL    = 1 << 28
 	metaRawStr    = 1 << 29
 	metaNoIntStr  = 1 << 30 // a string stored as given, never "int" (INCRBYFLOAT's result)
+	metaTail      = 1 << 31 // allocated with a tail holding the key (entrytail.go); never changes
 )
 
 func (e *entry) dictKey() string       { return e.kv[:e.klen] }
@@ -123,12 +124,20 @@ func (e *entry) str() []byte {
 	return unsafe.Slice(unsafe.StringData(v), len(v))
 }
 
-// setStr replaces the value with the string val, stored inline with the key.
+// setStr replaces the value with the string val, stored inline with the
+// key: in e's tail when it fits (overwriting the old value's bytes), else in
+// a new allocation.
 func (e *entry) setStr(val []byte) {
-	buf := make([]byte, int(e.klen)+len(val))
-	copy(buf, e.kv[:e.klen])
-	copy(buf[e.klen:], val)
-	e.kv = unsafe.String(unsafe.SliceData(buf), len(buf))
+	n := int(e.klen) + len(val)
+	if t := e.tail(); n <= len(t) {
+		copy(t[e.klen:], val) // the tail already starts with the key
+		e.kv = unsafe.String(unsafe.SliceData(t), n)
+	} else {
+		buf := make([]byte, n)
+		copy(buf, e.kv[:e.klen])
+		copy(buf[e.klen:], val)
+		e.kv = unsafe.String(unsafe.SliceData(buf), n)
+	}
 	e.val = nil
 	e.setType(TypeString)
 	e.setRawEncoding(false)
@@ -138,7 +147,10 @@ func (e *entry) setStr(val []byte) {
 // setObj replaces the value with an aggregate (or raw string) of type t; the
 // inline value bytes are dropped.
 func (e *entry) setObj(t Type, v any) {
-	if len(e.kv) != int(e.klen) {
+	switch tail := e.tail(); {
+	case tail != nil:
+		e.kv = unsafe.String(unsafe.SliceData(tail), e.klen)
+	case len(e.kv) != int(e.klen):
 		e.kv = strings.Clone(e.kv[:e.klen]) // let the inline value's bytes go
 	}
 	e.val = v
@@ -147,8 +159,11 @@ func (e *entry) setObj(t Type, v any) {
 	e.meta &^= metaNoIntStr
 }
 
-func newEntry(key string, t Type) *entry {
-	e := &entry{kv: key, klen: uint32(len(key))}
+// newEntry builds an entry for key, of type t, with no value yet.
+func newEntry[K string | []byte](key K, t Type) *entry {
+	e, buf := allocEntry(len(key))
+	copy(buf, key)
+	e.klen = uint32(len(key))
 	e.setType(t)
 	return e
 }
@@ -156,12 +171,18 @@ func newEntry(key string, t Type) *entry {
 // newStringEntry builds an entry for a new key holding a string value, with
 // key and value in one allocation.
 func newStringEntry(key []byte, val []byte) *entry {
-	buf := make([]byte, len(key)+len(val))
+	e, buf := allocEntry(len(key) + len(val))
 	copy(buf, key)
 	copy(buf[len(key):], val)
-	e := &entry{kv: unsafe.String(unsafe.SliceData(buf), len(buf)), klen: uint32(len(key))}
+	e.klen = uint32(len(key))
 	e.setType(TypeString)
 	return e
+}
+
+// copyMeta gives e the access data, type and flags m (another entry's meta),
+// keeping e's own metaTail.
+func (e *entry) copyMeta(m uint32) {
+	e.meta = m&^metaTail | e.meta&metaTail
 }
 
 // expEntry is one key of the expires table: the deadline of a key that has a

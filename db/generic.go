@@ -134,9 +134,10 @@ func moveEntry(e *entry, key string) *entry {
 	if e.val == nil {
 		n = newStringEntry([]byte(key), e.str())
 	} else {
-		n = &entry{kv: strings.Clone(key), klen: uint32(len(key)), val: e.val}
+		n = newEntry(key, TypeNone)
+		n.val = e.val
 	}
-	n.meta = e.meta &^ metaHasTTL
+	n.copyMeta(e.meta &^ metaHasTTL)
 	return n
 }
 
@@ -182,9 +183,10 @@ func (d *DB) Copy(src []byte, to *DB, dstKey []byte, replace bool) bool {
 	if e.val == nil {
 		n = newStringEntry(dstKey, e.str())
 	} else {
-		n = &entry{kv: string(dstKey), klen: uint32(len(dstKey)), val: e.val.(object).dup()}
+		n = newEntry(dstKey, TypeNone)
+		n.val = e.val.(object).dup()
 	}
-	n.meta = e.meta & (metaTypeMask | metaRawStr | metaNoIntStr)
+	n.copyMeta(e.meta & (metaTypeMask | metaRawStr | metaNoIntStr))
 	to.insert(n)
 	if when >= 0 {
 		to.setDeadline(n, when)

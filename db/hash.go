@@ -275,7 +275,7 @@ func (d *DB) hashForWrite(key []byte, create bool) (*entry, *Hash, error) {
 			return nil, nil, nil
 		}
 		h := &Hash{}
-		e = newEntry(string(key), TypeHash)
+		e = newEntry(key, TypeHash)
 		e.setObj(TypeHash, h)
 		d.insert(e)
 		return e, h, nil

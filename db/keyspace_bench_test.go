@@ -2,6 +2,7 @@ package db
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/miniwatchd/miniwatchd/protocol"
@@ -49,6 +50,43 @@ func benchDB(b *testing.B) (*DB, [][]byte) {
 }
 
 var benchVal = []byte("xxx")
+
+// benchShuffled returns keys in a random order: visiting them in that order
+// touches entries all over the heap, as redis-benchmark -r does, instead of
+// in allocation order.
+func benchShuffled(keys [][]byte) [][]byte {
+	out := append([][]byte(nil), keys...)
+	r := rand.New(rand.NewPCG(1, 2))
+	r.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+	return out
+}
+
+// BenchmarkGetStringHitRandom is GET of existing keys in random order.
+func BenchmarkGetStringHitRandom(b *testing.B) {
+	d, keys := benchDB(b)
+	keys = benchShuffled(keys)
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if v, err := d.GetString(keys[i%benchKeys]); v == nil || err != nil {
+			b.Fatal("miss")
+		}
+		i++
+	}
+}
+
+// BenchmarkSetStringOverwriteRandom is SET of existing keys in random order
+// (redis-benchmark -t set -r 100000 once every key exists).
+func BenchmarkSetStringOverwriteRandom(b *testing.B) {
+	d, keys := benchDB(b)
+	keys = benchShuffled(keys)
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		d.SetString(keys[i%benchKeys], benchVal, TTLClear, 0, EvSet)
+		i++
+	}
+}
 
 func BenchmarkGetStringHit(b *testing.B) {
 	d, keys := benchDB(b)

@@ -51,7 +51,7 @@ func (d *DB) listForWrite(key []byte) (*entry, *List, error) {
 // createList adds an empty list at key (Redis's dbAdd of a new quicklist);
 // the caller pushes at least one element before it signals.
 func (d *DB) createList(key []byte) (*entry, *List) {
-	e := newEntry(string(key), TypeList)
+	e := newEntry(key, TypeList)
 	l := &List{}
 	e.setObj(TypeList, l)
 	d.insert(e)

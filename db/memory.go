@@ -56,7 +56,7 @@ func allocSize(n int) int64 {
 // baseSize is the part of e's size that does not depend on an aggregate:
 // entry, key (+ inline value), bucket, TTL entry, raw string buffer.
 func baseSize(e *entry) int64 {
-	n := int64(entryBytes+bucketBytes) + allocSize(len(e.kv))
+	n := int64(entryBytes+bucketBytes) + kvBytes(e)
 	if e.hasTTL() {
 		n += expEntryBytes
 	}

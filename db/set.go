@@ -245,7 +245,7 @@ func (d *DB) setForWrite(key []byte) (*entry, *Set, error) {
 
 // insertSet adds the new key with the set s (raising "new").
 func (d *DB) insertSet(key []byte, s *Set) *entry {
-	e := newEntry(string(key), TypeSet)
+	e := newEntry(key, TypeSet)
 	e.setObj(TypeSet, s)
 	d.insert(e)
 	return e

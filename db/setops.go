@@ -209,7 +209,7 @@ func (d *DB) deleteForStore(dst []byte) {
 func (d *DB) storeValue(dst []byte, t Type, v any, ev Event) {
 	e := d.lookupWrite(dst)
 	if e == nil {
-		e = newEntry(string(dst), t)
+		e = newEntry(dst, t)
 		e.setObj(t, v)
 		d.insert(e)
 	} else {

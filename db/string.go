@@ -129,7 +129,7 @@ func (d *DB) SetRange(key []byte, offset int64, val []byte, maxLen int64) (int, 
 	if e == nil {
 		buf := make([]byte, end)
 		copy(buf[offset:], val)
-		e = newEntry(string(key), TypeString)
+		e = newEntry(key, TypeString)
 		e.setObj(TypeString, &rawString{b: buf})
 		e.setRawEncoding(true)
 		d.insert(e)

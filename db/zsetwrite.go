@@ -60,7 +60,7 @@ func (d *DB) ZAdd(key []byte, scores []float64, members [][]byte, flags ZAddFlag
 			return res, nil
 		}
 		z = newZSet(lim.ZSetMaxListpackEntries != 0 && int64(len(members[0])) <= lim.ZSetMaxListpackValue)
-		e = newEntry(string(key), TypeZSet)
+		e = newEntry(key, TypeZSet)
 		e.setObj(TypeZSet, z)
 		d.insert(e)
 	}
