@@ -5,10 +5,11 @@ package db
 // drives maxmemory eviction and INFO used_memory, the way Redis uses its
 // allocator's counter.
 //
-// What is counted per key: the entry (48 bytes), the key and inline value
-// bytes rounded up to the allocator's size class, the bucket slot in the
-// table, an expires-table entry when the key has a TTL, and the value object
-// for aggregates and in-place strings. Aggregates report their own size in
+// What is counted per key: the entry (48 bytes), its tail holding the key
+// and inline value (entrytail.go) or their own allocation rounded up to the
+// allocator's size class, the bucket slot in the table, an expires-table
+// entry when the key has a TTL, and the value object for aggregates and
+// in-place strings. Aggregates report their own size in
 // O(1) through sizer; the part already added to the total is remembered in
 // the object (memAccount), so a later change only adds the difference.
 //
