@@ -170,7 +170,7 @@ func newEntry[K string | []byte](key K, t Type) *entry {
 
 // newStringEntry builds an entry for a new key holding a string value, with
 // key and value in one allocation.
-func newStringEntry(key []byte, val []byte) *entry {
+func newStringEntry[K string | []byte](key K, val []byte) *entry {
 	e, buf := allocEntry(len(key) + len(val))
 	copy(buf, key)
 	copy(buf[len(key):], val)

@@ -132,7 +132,7 @@ func (d *DB) Rename(src, dst []byte, nx bool) (bool, error) {
 func moveEntry(e *entry, key string) *entry {
 	var n *entry
 	if e.val == nil {
-		n = newStringEntry([]byte(key), e.str())
+		n = newStringEntry(key, e.str())
 	} else {
 		n = newEntry(key, TypeNone)
 		n.val = e.val
