@@ -61,43 +61,31 @@ func benchShuffled(keys [][]byte) [][]byte {
 	return out
 }
 
-// BenchmarkGetStringHitRandom is GET of existing keys in random order.
-func BenchmarkGetStringHitRandom(b *testing.B) {
-	d, keys := benchDB(b)
-	keys = benchShuffled(keys)
-	b.ReportAllocs()
-	i := 0
-	for b.Loop() {
-		if v, err := d.GetString(keys[i%benchKeys]); v == nil || err != nil {
-			b.Fatal("miss")
-		}
-		i++
-	}
-}
-
-// BenchmarkSetStringOverwriteRandom is SET of existing keys in random order
-// (redis-benchmark -t set -r 100000 once every key exists).
-func BenchmarkSetStringOverwriteRandom(b *testing.B) {
-	d, keys := benchDB(b)
-	keys = benchShuffled(keys)
-	b.ReportAllocs()
-	i := 0
-	for b.Loop() {
-		d.SetString(keys[i%benchKeys], benchVal, TTLClear, 0, EvSet)
-		i++
+// benchKeyOrders runs op on every key of a benchDB in turn, as sub-benchmarks
+// "sequential" (allocation order) and "random" (benchShuffled).
+func benchKeyOrders(b *testing.B, op func(b *testing.B, d *DB, key []byte)) {
+	for _, order := range []string{"sequential", "random"} {
+		b.Run(order, func(b *testing.B) {
+			d, keys := benchDB(b)
+			if order == "random" {
+				keys = benchShuffled(keys)
+			}
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				op(b, d, keys[i%benchKeys])
+				i++
+			}
+		})
 	}
 }
 
 func BenchmarkGetStringHit(b *testing.B) {
-	d, keys := benchDB(b)
-	b.ReportAllocs()
-	i := 0
-	for b.Loop() {
-		if v, err := d.GetString(keys[i%benchKeys]); v == nil || err != nil {
+	benchKeyOrders(b, func(b *testing.B, d *DB, key []byte) {
+		if v, err := d.GetString(key); v == nil || err != nil {
 			b.Fatal("miss")
 		}
-		i++
-	}
+	})
 }
 
 func BenchmarkGetStringMiss(b *testing.B) {
@@ -116,13 +104,9 @@ func BenchmarkGetStringMiss(b *testing.B) {
 // BenchmarkSetStringOverwrite is SET of an existing key (the steady state of
 // redis-benchmark -t set).
 func BenchmarkSetStringOverwrite(b *testing.B) {
-	d, keys := benchDB(b)
-	b.ReportAllocs()
-	i := 0
-	for b.Loop() {
-		d.SetString(keys[i%benchKeys], benchVal, TTLClear, 0, EvSet)
-		i++
-	}
+	benchKeyOrders(b, func(b *testing.B, d *DB, key []byte) {
+		d.SetString(key, benchVal, TTLClear, 0, EvSet)
+	})
 }
 
 // BenchmarkSetStringInsert is SET of new keys into a growing keyspace

@@ -2,7 +2,6 @@ package test
 
 import (
 	"math/rand/v2"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -17,37 +16,23 @@ import (
 // Commands that read a value and write the key in one go (SET ... GET,
 // GETSET, a script, a transaction) are the ones that could see that.
 func TestDiffRandomStrings(t *testing.T) {
-	ops := 2000
-	if testing.Short() {
-		ops = 400
-	}
-	if n, err := strconv.Atoi(os.Getenv("DIFF_RANDOM_OPS")); err == nil && n > 0 {
-		ops = n
-	}
-	seed := modelSeed()
-	t.Logf("seed %d", seed)
-	for _, proto := range []int{2, 3} {
-		t.Run("RESP"+strconv.Itoa(proto), func(t *testing.T) {
-			p := newDiffPairProto(t, proto)
-			p.taint()
-			c := p.Conn("A")
-			tpDo(c, tpExact, "HSET", "h1", "f", "v")
-			g := &stringsGen{rng: rand.New(rand.NewPCG(seed, uint64(proto)))}
-			compared := 0
-			for i := 0; i < ops; i++ {
-				p.where = "op " + strconv.Itoa(i)
-				for _, cmd := range g.next() {
-					tpDo(c, tpExact, cmd...)
-					compared++
-				}
-				for _, k := range g.keys {
-					tpDo(c, tpExact, "OBJECT", "ENCODING", k)
-					compared++
-				}
+	diffRandomRuns(t, 2000, func(t *testing.T, p *diffPair, c *diffConn, rng *rand.Rand, ops int) int {
+		tpDo(c, tpExact, "HSET", "h1", "f", "v")
+		g := &stringsGen{rng: rng}
+		compared := 0
+		for i := 0; i < ops; i++ {
+			p.where = "op " + strconv.Itoa(i)
+			for _, cmd := range g.next() {
+				tpDo(c, tpExact, cmd...)
+				compared++
 			}
-			t.Logf("RESP%d: %d random operations, %d replies compared", proto, ops, compared)
-		})
-	}
+			for _, k := range g.keys {
+				tpDo(c, tpExact, "OBJECT", "ENCODING", k)
+				compared++
+			}
+		}
+		return compared
+	})
 }
 
 // stringsGen generates random string commands over a few keys.

@@ -15,9 +15,60 @@ import (
 // are compared sorted; random commands are left out, since their picks
 // would make the two datasets diverge.
 func TestDiffRandomTypes(t *testing.T) {
-	ops := 1500
+	diffRandomRuns(t, 1500, func(t *testing.T, p *diffPair, c *diffConn, rng *rand.Rand, ops int) int {
+		tpDo(c, tpExact, "CONFIG", "SET", "hash-max-listpack-entries", "5", "hash-max-listpack-value", "4",
+			"set-max-intset-entries", "5", "zset-max-listpack-entries", "5", "zset-max-listpack-value", "4")
+		g := &typesGen{rng: rng}
+		ours := func(args ...string) node {
+			n, err := c.ours.Do(args...)
+			if err != nil {
+				t.Fatalf("%q: %v", args, err)
+			}
+			return n
+		}
+		compared := 0
+		for i := 0; i < ops; i++ {
+			p.where = "op " + strconv.Itoa(i)
+			cmd, mode, write := g.next()
+			// Lexicographic ranges over mixed scores depend on a
+			// skiplist's random levels in Redis: only listpacks (and
+			// zlex, whose scores are all 0) answer deterministically.
+			if g.isLex(cmd) && cmd[1] != "zlex" && ours("OBJECT", "ENCODING", cmd[1]).Str == "skiplist" {
+				continue
+			}
+			// Replies listing a hashtable's elements are unordered.
+			if mode == tpExact && g.orderFromEncoding(cmd) {
+				enc := ours("OBJECT", "ENCODING", cmd[1])
+				if enc.Str == "hashtable" {
+					mode = tpSorted
+					if cmd[0] == "HGETALL" && p.proto == 2 {
+						mode = tpSortedPairs
+					}
+				}
+			}
+			tpDo(c, mode, cmd...)
+			compared++
+			if write {
+				for _, k := range g.touched(cmd) {
+					tpDo(c, tpExact, "OBJECT", "ENCODING", k)
+					compared++
+				}
+			}
+		}
+		return compared
+	})
+}
+
+// diffRandomRuns is the frame of a random differential test: with RESP2 and
+// then RESP3 it leases a fresh pair of servers (stopped afterwards) and
+// calls run with connection "A", a generator seeded from MODEL_SEED (or at
+// random, logged) and the number of operations to do: defaultOps, a fifth
+// of it with -short, or DIFF_RANDOM_OPS. run returns how many replies it
+// compared.
+func diffRandomRuns(t *testing.T, defaultOps int, run func(t *testing.T, p *diffPair, c *diffConn, rng *rand.Rand, ops int) int) {
+	ops := defaultOps
 	if testing.Short() {
-		ops = 300
+		ops = defaultOps / 5
 	}
 	if n, err := strconv.Atoi(os.Getenv("DIFF_RANDOM_OPS")); err == nil && n > 0 {
 		ops = n
@@ -28,47 +79,8 @@ func TestDiffRandomTypes(t *testing.T) {
 		t.Run("RESP"+strconv.Itoa(proto), func(t *testing.T) {
 			p := newDiffPairProto(t, proto)
 			p.taint()
-			c := p.Conn("A")
-			tpDo(c, tpExact, "CONFIG", "SET", "hash-max-listpack-entries", "5", "hash-max-listpack-value", "4",
-				"set-max-intset-entries", "5", "zset-max-listpack-entries", "5", "zset-max-listpack-value", "4")
-			g := &typesGen{rng: rand.New(rand.NewPCG(seed, uint64(proto)))}
-			ours := func(args ...string) node {
-				n, err := c.ours.Do(args...)
-				if err != nil {
-					t.Fatalf("%q: %v", args, err)
-				}
-				return n
-			}
-			compared := 0
-			for i := 0; i < ops; i++ {
-				p.where = "op " + strconv.Itoa(i)
-				cmd, mode, write := g.next()
-				// Lexicographic ranges over mixed scores depend on a
-				// skiplist's random levels in Redis: only listpacks (and
-				// zlex, whose scores are all 0) answer deterministically.
-				if g.isLex(cmd) && cmd[1] != "zlex" && ours("OBJECT", "ENCODING", cmd[1]).Str == "skiplist" {
-					continue
-				}
-				// Replies listing a hashtable's elements are unordered.
-				if mode == tpExact && g.orderFromEncoding(cmd) {
-					enc := ours("OBJECT", "ENCODING", cmd[1])
-					if enc.Str == "hashtable" {
-						mode = tpSorted
-						if cmd[0] == "HGETALL" && proto == 2 {
-							mode = tpSortedPairs
-						}
-					}
-				}
-				tpDo(c, mode, cmd...)
-				compared++
-				if write {
-					for _, k := range g.touched(cmd) {
-						tpDo(c, tpExact, "OBJECT", "ENCODING", k)
-						compared++
-					}
-				}
-			}
-			t.Logf("RESP%d: %d random commands, %d replies compared", proto, ops, compared)
+			compared := run(t, p, p.Conn("A"), rand.New(rand.NewPCG(seed, uint64(proto))), ops)
+			t.Logf("RESP%d: %d random operations, %d replies compared", proto, ops, compared)
 		})
 	}
 }
