@@ -231,9 +231,10 @@ func (d *dict[T, P]) RehashFor(budget time.Duration) bool {
 // dictGetRandomKey: it does one rehash step, picks random buckets (over both
 // tables while rehashing, skipping the emptied part of the old one) until it
 // finds a non-empty one, then a random node of that chain. Nodes in short
-// chains are a little likelier than nodes in long ones. The expected number
-// of probes is Buckets()/Len(), so O(1) while the table is kept from being
-// sparse (callers shrink it when NeedsShrink reports true).
+// chains are a little likelier than nodes in long ones (eviction's
+// allkeys-random uses it, as Redis does; FairRandom is uniform). The
+// expected number of probes is Buckets()/Len(), so O(1) while the table is
+// kept from being sparse (callers shrink it when NeedsShrink reports true).
 func (d *dict[T, P]) Random() P {
 	if d.Len() == 0 {
 		return nil
@@ -242,25 +243,8 @@ func (d *dict[T, P]) Random() P {
 		d.rehashStep()
 	}
 	var head P
-	if t1 := d.ht[1]; t1 != nil {
-		t0 := d.ht[0]
-		s0 := uint64(len(t0))
-		first := uint64(d.rehashIdx)
-		span := s0 + uint64(len(t1)) - first
-		for head == nil {
-			h := first + rand.Uint64N(span)
-			if h >= s0 {
-				head = t1[h-s0]
-			} else {
-				head = t0[h]
-			}
-		}
-	} else {
-		t := d.ht[0]
-		m := uint64(len(t) - 1)
-		for head == nil {
-			head = t[rand.Uint64()&m]
-		}
+	for head == nil {
+		head = d.randomBucket()
 	}
 	chain := 0
 	for n := head; n != nil; n = n.dictNext() {
@@ -271,6 +255,79 @@ func (d *dict[T, P]) Random() P {
 		n = n.dictNext()
 	}
 	return n
+}
+
+// randomBucket returns the chain of a uniformly chosen bucket (nil when it
+// is empty): over both tables while rehashing, skipping the emptied part
+// of the old one. The dict must have a table.
+func (d *dict[T, P]) randomBucket() P {
+	t0 := d.ht[0]
+	t1 := d.ht[1]
+	if t1 == nil {
+		return t0[rand.Uint64()&uint64(len(t0)-1)]
+	}
+	s0 := uint64(len(t0))
+	first := uint64(d.rehashIdx)
+	h := first + rand.Uint64N(s0+uint64(len(t1))-first)
+	if h >= s0 {
+		return t1[h-s0]
+	}
+	return t0[h]
+}
+
+// fairChainBound is the chain length FairRandom's rejection sampling
+// assumes at most; a node deeper in a longer chain is never picked. At
+// the load factors the dict keeps (at most 1), a chain that long is
+// rarer than one bucket in a million.
+const fairChainBound = 8
+
+// fairRandomExactBuckets bounds the dicts FairRandom walks to an index.
+const fairRandomExactBuckets = 256
+
+// FairRandom returns a uniformly random node, or nil when the dict is
+// empty. It serves what Redis serves with dictGetFairRandomKey
+// (SRANDMEMBER, HRANDFIELD, ZRANDMEMBER, SPOP, RANDOMKEY), but is uniform
+// whatever the table's layout: a small dict (at most
+// fairRandomExactBuckets buckets) is walked to a uniformly drawn index; a
+// larger one draws a bucket and a depth below fairChainBound until the
+// depth falls within the bucket's chain, so every node is equally likely.
+// Expected probes: Buckets()*fairChainBound/Len() (8-16 at the load
+// factors the dict keeps while callers shrink it on NeedsShrink).
+func (d *dict[T, P]) FairRandom() P {
+	n := d.Len()
+	if n == 0 {
+		return nil
+	}
+	if d.Buckets() <= fairRandomExactBuckets {
+		return d.nth(rand.IntN(n))
+	}
+	if d.ht[1] != nil {
+		d.rehashStep()
+	}
+	for {
+		depth := rand.IntN(fairChainBound)
+		for n := d.randomBucket(); n != nil; n = n.dictNext() {
+			if depth == 0 {
+				return n
+			}
+			depth--
+		}
+	}
+}
+
+// nth returns the node at position k (0 <= k < Len()) in table order.
+func (d *dict[T, P]) nth(k int) P {
+	for _, t := range d.ht {
+		for _, n := range t {
+			for ; n != nil; n = n.dictNext() {
+				if k == 0 {
+					return n
+				}
+				k--
+			}
+		}
+	}
+	return nil
 }
 
 // Sample appends to dst up to count nodes taken from a random stretch of the

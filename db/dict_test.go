@@ -2,6 +2,7 @@ package db
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 	"unsafe"
@@ -948,5 +949,57 @@ func TestDictKeyNotRetained(t *testing.T) {
 		if (stored[dictTestKey(i)] != nil) != (i%2 == 1) {
 			t.Fatalf("key %d in wrong state after lookups through a reused buffer", i)
 		}
+	}
+}
+
+// TestDictFairRandomUniform checks FairRandom with a chi-square test: over
+// draws of 200 per node the statistic divided by its degrees of freedom is
+// about 1 for a uniform sampler, with a standard deviation of sqrt(2/df);
+// the bound is six of them. Random (chain-length biased) scores 1.5-3 here.
+func TestDictFairRandomUniform(t *testing.T) {
+	var empty dictTest
+	if n := empty.FairRandom(); n != nil {
+		t.Fatalf("FairRandom on zero dict = %v", n)
+	}
+	cases := []struct {
+		name  string
+		build func(t *testing.T) *dictTest
+	}{
+		{"small-60", func(*testing.T) *dictTest { d := &dictTest{}; dictFill(d, 0, 60); return d }},
+		{"stable-2000", func(t *testing.T) *dictTest {
+			d := &dictTest{}
+			dictFill(d, 0, 2000)
+			dictFinishRehash(t, d)
+			return d
+		}},
+		{"rehashing-grow", func(t *testing.T) *dictTest { return dictRehashingFixture(t, 1500) }},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			d := tc.build(t)
+			stored := dictCheck(t, d)
+			counts := map[string]int{}
+			draws := len(stored) * 100
+			dictPaused(d, func() {
+				for range draws {
+					n := d.FairRandom()
+					if n == nil || stored[n.key] != n {
+						t.Fatalf("FairRandom returned %v, not a stored node", n)
+					}
+					counts[n.key]++
+				}
+			})
+			e := float64(draws) / float64(len(stored))
+			chi := 0.0
+			for k := range stored {
+				diff := float64(counts[k]) - e
+				chi += diff * diff / e
+			}
+			df := float64(len(stored) - 1)
+			limit := 1 + 6*math.Sqrt(2/df)
+			if chi/df > limit {
+				t.Fatalf("chi-square/df %.3f over %d nodes, want <= %.3f (uniform)", chi/df, len(stored), limit)
+			}
+		})
 	}
 }

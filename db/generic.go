@@ -199,7 +199,7 @@ func (d *DB) Copy(src []byte, to *DB, dstKey []byte, replace bool) bool {
 // (RANDOMKEY, Redis's dbRandomKey); ok is false when the db is empty.
 func (d *DB) RandomKey() (key string, ok bool) {
 	for {
-		e := d.data.main.Random()
+		e := d.data.main.FairRandom()
 		if e == nil {
 			return "", false
 		}

@@ -127,7 +127,7 @@ func (h *Hash) Each(fn func(field, value string) bool) {
 // Random returns a random field and its value; the hash must not be empty.
 func (h *Hash) Random() (field, value string) {
 	if h.ht != nil {
-		e := h.ht.Random()
+		e := h.ht.FairRandom()
 		return e.field(), e.value()
 	}
 	e := &h.lp[rand.IntN(len(h.lp))]

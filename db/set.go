@@ -107,7 +107,7 @@ func (s *Set) Each(fn func(member []byte) bool) {
 // member is formatted into buf.
 func (s *Set) Random(buf *[24]byte) []byte {
 	if s.ht != nil {
-		return sbytes(s.ht.Random().m)
+		return sbytes(s.ht.FairRandom().m)
 	}
 	return strconv.AppendInt(buf[:0], s.ints[rand.IntN(len(s.ints))], 10)
 }

@@ -2,6 +2,7 @@ package db
 
 import (
 	"math"
+	"math/rand/v2"
 
 	"github.com/miniwatchd/miniwatchd/protocol"
 )
@@ -115,7 +116,15 @@ func (z *ZSet) First() *ZNode { return z.zsl.first() }
 func (z *ZSet) Last() *ZNode { return z.zsl.tail }
 
 // Random returns a random node; the set must not be empty.
-func (z *ZSet) Random() *ZNode { return z.dict.Random() }
+//
+// A listpack-encoded set picks a uniform rank, as lpRandomPair does; a
+// skiplist-encoded one a fair random dict entry (dictGetFairRandomKey).
+func (z *ZSet) Random() *ZNode {
+	if z.listpack {
+		return z.ByRank(rand.IntN(z.zsl.length))
+	}
+	return z.dict.FairRandom()
+}
 
 // Each calls fn for every node in ascending order until fn returns false.
 func (z *ZSet) Each(fn func(n *ZNode) bool) {
