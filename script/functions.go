@@ -103,7 +103,7 @@ func (l *Library) Memory() int64 {
 func (l *Library) NumFunctions() int { return len(l.funcs) }
 
 // Function returns the function called name, or nil.
-func (l *Library) Function(name []byte) *Function { return l.funcs[string(name)] }
+func (l *Library) Function(name []byte) *Function { return l.funcs[funcKey(string(name))] }
 
 // Delete removes the library called name; it reports whether it existed.
 func (l *Library) Delete(name []byte) bool {
@@ -117,16 +117,35 @@ func (l *Library) Delete(name []byte) bool {
 
 func (l *Library) unlink(lib *Lib) {
 	for _, f := range lib.Functions {
-		delete(l.funcs, f.Name)
+		delete(l.funcs, funcKey(f.Name))
 	}
 	delete(l.libs, lib.Name)
 }
 
 func (l *Library) link(lib *Lib) {
 	for _, f := range lib.Functions {
-		l.funcs[f.Name] = f
+		l.funcs[funcKey(f.Name)] = f
 	}
 	l.libs[lib.Name] = lib
+}
+
+// funcKey is the key of a function name in the function maps: Redis 7.0's
+// functionDictType hashes and compares names case-insensitively (ASCII
+// tolower, dictSdsCaseHash and dictSdsKeyCaseCompare); library names are
+// case-sensitive. Names are validName's letters, digits and '_'.
+func funcKey(name string) string {
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; 'A' <= c && c <= 'Z' {
+			b := []byte(name)
+			for j := i; j < len(b); j++ {
+				if 'A' <= b[j] && b[j] <= 'Z' {
+					b[j] += 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+	}
+	return name
 }
 
 // validName is functionsVerifyName: letters, digits and '_', at least one.
@@ -219,7 +238,7 @@ func (l *Library) build(payload string, replace bool, libs map[string]*Lib, func
 		return nil, "No functions registered"
 	}
 	for _, f := range lib.Functions {
-		if other := funcs[f.Name]; other != nil && other.Lib != old {
+		if other := funcs[funcKey(f.Name)]; other != nil && other.Lib != old {
 			return nil, "Function " + f.Name + " already exists"
 		}
 	}
@@ -321,6 +340,8 @@ func (vm *VM) registerFunction(L *lua.LState) int {
 		raiseRedisError(L, msgBadName)
 	}
 	for _, other := range f.Lib.Functions {
+		// Within a library names are case-sensitive (the library's
+		// own functions dict compares with dictSdsKeyCompare).
 		if other.Name == f.Name {
 			raiseRedisError(L, "Function already exists in the library")
 		}
@@ -449,7 +470,7 @@ func (l *Library) Restore(codes []string, policy string) string {
 			return errText
 		}
 		for _, f := range lib.Functions {
-			freshFuncs[f.Name] = f
+			freshFuncs[funcKey(f.Name)] = f
 		}
 		fresh[lib.Name] = lib
 	}
@@ -487,7 +508,7 @@ func (l *Library) Restore(codes []string, policy string) string {
 			for _, old := range replaced {
 				l.link(old)
 			}
-			return "Function " + name + " already exists"
+			return "Function " + freshFuncs[name].Name + " already exists"
 		}
 	}
 	for _, name := range names {
