@@ -57,7 +57,7 @@ func (c *Command) KeyPositions(args [][]byte) []int {
 func (c *Command) AppendKeyPositions(dst []int, args [][]byte) []int {
 	base := len(dst)
 	if c.hasKeySpec && !c.hasVarFlags {
-		if out, ok := c.keysFromSpecs(dst, args); ok {
+		if out, ok := c.keysFromSpecs(dst, args, nil); ok {
 			return out
 		}
 		dst = dst[:base]
@@ -74,7 +74,9 @@ func (c *Command) HasKeys() bool { return c.getKeys != nil || c.hasKeySpec }
 
 // keysFromSpecs is Redis's getKeysUsingKeySpecs with GET_KEYSPEC_DEFAULT:
 // ok is false when a spec is invalid or incomplete for these arguments.
-func (c *Command) keysFromSpecs(dst []int, args [][]byte) ([]int, bool) {
+// When specOf is not nil, the index of the spec each key came from is
+// appended to it.
+func (c *Command) keysFromSpecs(dst []int, args [][]byte, specOf *[]int) ([]int, bool) {
 	argc := len(args)
 	for i := range c.KeySpecs {
 		spec := &c.KeySpecs[i]
@@ -147,6 +149,9 @@ func (c *Command) keysFromSpecs(dst []int, args [][]byte) ([]int, bool) {
 		}
 		for j := first; j <= last; j += step {
 			dst = append(dst, j)
+			if specOf != nil {
+				*specOf = append(*specOf, i)
+			}
 		}
 		if spec.flagMask&specIncomplete != 0 {
 			return nil, false

@@ -18,6 +18,7 @@ var commandCommands = []commandDef{
 	{"command|docs", cmdCommandDocs},
 	{"command|list", cmdCommandList},
 	{"command|getkeys", cmdCommandGetKeys},
+	{"command|getkeysandflags", cmdCommandGetKeysAndFlags},
 	{"command|help", cmdHelp},
 }
 
@@ -107,31 +108,57 @@ func cmdCommandList(c *client, args [][]byte) {
 	c.w.SetArrayLen(d, n)
 }
 
+// cmdCommandGetKeys is COMMAND GETKEYS: the key arguments of a command
+// call, as getKeysFromCommandWithSpecs finds them.
 func cmdCommandGetKeys(c *client, args [][]byte) {
-	target := args[2:]
+	target, refs, ok := commandKeyRefs(c, args)
+	if !ok {
+		return
+	}
+	c.w.Array(len(refs))
+	for _, r := range refs {
+		c.w.Bulk(target[r.Pos])
+	}
+}
+
+// cmdCommandGetKeysAndFlags is COMMAND GETKEYSANDFLAGS: each key argument
+// with its access flags, as a set of status strings.
+func cmdCommandGetKeysAndFlags(c *client, args [][]byte) {
+	target, refs, ok := commandKeyRefs(c, args)
+	if !ok {
+		return
+	}
+	c.w.Array(len(refs))
+	for _, r := range refs {
+		c.w.Array(2)
+		c.w.Bulk(target[r.Pos])
+		c.w.Set(len(r.Flags))
+		for _, f := range r.Flags {
+			c.w.Status(f)
+		}
+	}
+}
+
+// commandKeyRefs checks the command call in args[2:] as getKeysSubcommandImpl
+// does and returns it with its keys; ok is false when an error was replied.
+func commandKeyRefs(c *client, args [][]byte) (target [][]byte, refs []cmdmeta.KeyRef, ok bool) {
+	target = args[2:]
 	cmd, _ := c.srv.table.lookup(target)
 	switch {
 	case cmd == nil:
 		c.fail(protocol.Error("ERR Invalid command specified"))
-		return
+		return nil, nil, false
 	case !cmd.meta.HasKeys():
 		c.fail(protocol.Error("ERR The command has no key arguments"))
-		return
+		return nil, nil, false
 	case (cmd.arity > 0 && cmd.arity != len(target)) || len(target) < -cmd.arity:
 		c.fail(protocol.Error("ERR Invalid number of arguments specified for command"))
-		return
+		return nil, nil, false
 	}
-	pos := cmd.meta.KeyPositions(target)
-	if len(pos) == 0 {
-		if cmd.meta.HasFlag("no_mandatory_keys") {
-			c.w.Array(0)
-			return
-		}
+	refs = cmd.meta.KeyRefs(target)
+	if len(refs) == 0 && !cmd.meta.HasFlag("no_mandatory_keys") {
 		c.fail(protocol.Error("ERR Invalid arguments specified for command"))
-		return
+		return nil, nil, false
 	}
-	c.w.Array(len(pos))
-	for _, p := range pos {
-		c.w.Bulk(target[p])
-	}
+	return target, refs, true
 }
