@@ -182,8 +182,11 @@ var clientIsPubSub func(c *client) bool
 // (sub=, psub=, ssub=, redir=, flags letters...).
 var clientInfoExtra func(s *Server, c *client) (sub, psub, ssub int, redir int64, flags string)
 
-// clientInfoLocked renders one CLIENT LIST line in Redis 7.2's format, with
-// 7.4's watch= field (the number of keys the client watches).
+// clientInfoLocked renders one CLIENT LIST line: Redis 7.0.15's fields in
+// its order, then 7.2's lib-name= and lib-ver= (after resp=, as 7.2 puts
+// them) and 7.4's watch= (the number of keys the client watches) last, so
+// that parsers of 7.0's line keep working. qbuf= is what the client's
+// query buffer holds: while its own batch runs, every byte of the batch.
 func (s *Server) clientInfoLocked(c *client) string {
 	now := time.Now()
 	sub, psub, ssub, redir := 0, 0, 0, int64(-1)
@@ -224,7 +227,6 @@ func (s *Server) clientInfoLocked(c *client) string {
 	add("psub", itoa(int64(psub)))
 	add("ssub", itoa(int64(ssub)))
 	add("multi", itoa(int64(multiCount)))
-	add("watch", itoa(int64(c.watch.Count())))
 	add("qbuf", itoa(int64(qbuf)))
 	add("qbuf-free", itoa(int64(c.parser.Cap()-qbuf)))
 	add("argv-mem", "0")
@@ -242,6 +244,7 @@ func (s *Server) clientInfoLocked(c *client) string {
 	add("resp", itoa(int64(c.w.Proto)))
 	add("lib-name", c.libName)
 	add("lib-ver", c.libVer)
+	add("watch", itoa(int64(c.watch.Count())))
 	return string(b)
 }
 

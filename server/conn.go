@@ -124,6 +124,9 @@ var clientFreeHooks []func(s *Server, c *client)
 // writing at the end of the event loop round.
 func (s *Server) processLocked(c *client) {
 	c.executing = true
+	// Redis trims the query buffer after the batch, so while its commands
+	// run (CLIENT LIST / INFO of this client) qbuf= counts all of it.
+	c.qbuf.Store(int64(c.parser.Buffered()))
 	for !c.closeAfterRply && !c.killed.Load() && c.blocked == nil {
 		c.parser.Unauthenticated = !c.authenticated
 		args, ok, err := c.parser.Next()

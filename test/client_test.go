@@ -23,24 +23,67 @@ func clientFields(line string) (names []string, values map[string]string) {
 	return names, values
 }
 
-// ourExtraClientFields are CLIENT LIST fields miniwatchd adds on purpose:
-// watch= (7.4), lib-name= and lib-ver= (7.2, with CLIENT SETINFO).
-var ourExtraClientFields = map[string]bool{"watch": true, "lib-name": true, "lib-ver": true}
+// ourExtraClientFields are CLIENT LIST fields miniwatchd adds on purpose,
+// after Redis 7.0.15's last field (resp=) and in this order: lib-name= and
+// lib-ver= where Redis 7.2 puts them (with CLIENT SETINFO), then 7.4's
+// watch= last, so parsers of 7.0's line keep working.
+var ourExtraClientFields = []string{"lib-name", "lib-ver", "watch"}
 
 func TestClientListFieldNames(t *testing.T) {
 	p := newDiffPair(t)
 	want, got := p.Conn("A").DoMode(cmpShape, "CLIENT", "INFO")
 	wn, _ := clientFields(want.text())
 	gn, _ := clientFields(got.text())
-	var kept []string
-	for _, n := range gn {
-		if !ourExtraClientFields[n] {
-			kept = append(kept, n)
+	wantNames := strings.Join(append(wn, ourExtraClientFields...), " ")
+	if strings.Join(gn, " ") != wantNames {
+		t.Errorf("CLIENT INFO fields differ\n  redis-server + ours: %s\n  miniwatchd:          %s", wantNames, strings.Join(gn, " "))
+	}
+}
+
+// TestClientListQueryBuffer checks qbuf=: while a command runs, the query
+// buffer still holds every byte of the batch it came in (Redis trims it
+// after the batch), so a bare CLIENT INFO reports its own 26 bytes and one
+// pipelined behind a PING reports both commands'.
+func TestClientListQueryBuffer(t *testing.T) {
+	p := newDiffPair(t)
+	a := p.Conn("A")
+	for _, batch := range []string{
+		"*2\r\n$6\r\nCLIENT\r\n$4\r\nINFO\r\n",
+		"*1\r\n$4\r\nPING\r\n*2\r\n$6\r\nCLIENT\r\n$4\r\nINFO\r\n",
+		"PING\r\nCLIENT INFO\r\n",
+	} {
+		a.SendRaw([]byte(batch))
+		if strings.HasPrefix(batch, "*1") || strings.HasPrefix(batch, "PING") {
+			a.Read(cmpExact)
+		}
+		want, got := a.Read(cmpShape)
+		_, wv := clientFields(want.text())
+		_, gv := clientFields(got.text())
+		if wv["qbuf"] != gv["qbuf"] {
+			t.Errorf("batch %q: qbuf=%s on miniwatchd, %s on redis-server", batch, gv["qbuf"], wv["qbuf"])
 		}
 	}
-	if strings.Join(wn, " ") != strings.Join(kept, " ") {
-		t.Errorf("CLIENT INFO fields differ\n  redis-server: %s\n  miniwatchd:   %s", strings.Join(wn, " "), strings.Join(gn, " "))
+	// Another client's line shows what is left after its last batch.
+	b := p.Conn("B")
+	b.SendRaw([]byte("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n")) // half a command
+	time.Sleep(100 * time.Millisecond)
+	want, got := a.DoMode(cmpShape, "CLIENT", "LIST", "TYPE", "normal")
+	wq, gq := qbufOfOther(want.text()), qbufOfOther(got.text())
+	if wq != gq {
+		t.Errorf("a client holding half a command: qbuf=%s on miniwatchd, %s on redis-server", gq, wq)
 	}
+}
+
+// qbufOfOther returns the qbuf= of the CLIENT LIST line whose cmd= is not
+// client|list (the other client's).
+func qbufOfOther(list string) string {
+	for _, line := range strings.Split(strings.TrimSpace(list), "\n") {
+		_, v := clientFields(line)
+		if v["cmd"] != "client|list" {
+			return v["qbuf"]
+		}
+	}
+	return ""
 }
 
 // TestClientTransactionFields follows spec W-13: flags= shows x in MULTI
