@@ -94,9 +94,12 @@ func pubsubContextCheck(s *Server, c *client, cmd *command) protocol.Error {
 		"': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context")
 }
 
-// trackingAfterCall remembers the keys of a read command for its client, or
-// for the script's caller when a script ran it (Redis's call). Read-only
-// script commands are skipped: the commands they run are tracked instead.
+// trackingAfterCall remembers the keys of a read command for its client
+// (Redis 7.0's call: trackingRememberKeys). A read command run by a script
+// remembers the keys of the script's caller's command, that is the keys
+// the script declared (Redis 7.0 passes the caller's argv), not the keys
+// the command read: a script that reads nothing remembers none. Read-only
+// script commands themselves are skipped, as in Redis.
 func trackingAfterCall(s *Server, c *client, cmd *command, args [][]byte) {
 	if !cmd.has(flagReadonly) || cmd.has(flagPubSub) {
 		return
@@ -108,6 +111,13 @@ func trackingAfterCall(s *Server, c *client, cmd *command, args [][]byte) {
 		}
 	}
 	if t := &caller.ps.tracking; !t.on || t.bcast {
+		return
+	}
+	if run := s.scripting.run; run != nil && c == s.scripting.sc {
+		if cmd, _ = s.table.lookup(run.argv); cmd == nil {
+			return
+		}
+		s.trackingRememberKeysLocked(caller, cmd, run.argv)
 		return
 	}
 	switch cmd.name {

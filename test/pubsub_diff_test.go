@@ -461,6 +461,7 @@ func TestTrackingDiff(t *testing.T) {
 		{"own writes and transactions", trackingSelf},
 		{"expiry and flush", trackingExpiry},
 		{"eviction", trackingEviction},
+		{"scripts and functions", trackingScripts},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			psReset(t, redis, ours)
@@ -468,6 +469,47 @@ func TestTrackingDiff(t *testing.T) {
 		})
 	}
 }
+
+// trackingScripts: a script's read commands make Redis 7.0 remember the
+// keys the script declared (trackingRememberKeys on the caller's argv),
+// not the keys the command read; a script that reads nothing remembers
+// none, while EVAL_RO and FCALL_RO are read commands themselves.
+const trackingScripts = `
+A: HELLO 3
+A: CLIENT TRACKING on
+A: EVAL "return redis.call('get', KEYS[1])" 2 d1 d2
+C: SET d1 1
+C: SET d2 1
+A: EVAL "return redis.call('get', 'undeclared')" 0
+C: SET undeclared 1
+A: EVAL "return redis.call('get', 'u2')" 1 declared
+C: SET u2 1
+C: SET declared 1
+A: EVAL "return redis.call('set', KEYS[1], 'x')" 1 w1
+C: SET w1 2
+A: EVAL "return 1" 1 none
+C: SET none 1
+A: EVAL_RO "return 1" 1 ro1
+C: SET ro1 1
+A: EVAL_RO "return redis.call('get', 'u3')" 1 ro2
+C: SET u3 1
+C: SET ro2 1
+A: FUNCTION LOAD "#!lua name=tlib\nredis.register_function{function_name='rd', callback=function(keys) return redis.call('get', keys[1]) end, flags={'no-writes'}}\nredis.register_function('nothing', function() return 1 end)"
+A: FCALL rd 1 f1
+C: SET f1 1
+A: FCALL nothing 1 f2
+C: SET f2 1
+A: FCALL_RO rd 1 f3
+C: SET f3 1
+A: FCALL_RO nothing 1 f4
+C: SET f4 1
+A: FUNCTION FLUSH
+A: MULTI
+A: EVAL "return redis.call('get', KEYS[1])" 1 m1
+A: EXEC
+C: SET m1 1
+A: PING
+`
 
 const trackingOptions = `
 A: CLIENT TRACKING
