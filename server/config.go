@@ -116,13 +116,6 @@ const (
 	OutputBufferPubSub
 )
 
-// DefaultBusyPoll is miniwatchd's busy polling window when two CPUs or
-// more are available (BusyPollDefault): long enough to catch the next
-// request of a client that answers its reply at once, short enough that a
-// server between bursts sleeps (measured: WATCH loop of one client 1.3x
-// redis-server's commits with it, 0.9x without).
-const DefaultBusyPoll = 50 * time.Microsecond
-
 // DefaultConfig returns the defaults of redis-server 7.0.15 started without
 // a config file, except Bind (127.0.0.1 instead of "* -::*") and
 // EnableDebugCommand (see above).
