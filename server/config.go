@@ -38,6 +38,18 @@ const (
 const (
 	NotifyKeyspace = config.NotifyKeyspace
 	NotifyKeyevent = config.NotifyKeyevent
+	NotifyGeneric  = config.NotifyGeneric
+	NotifyString   = config.NotifyString
+	NotifyList     = config.NotifyList
+	NotifySet      = config.NotifySet
+	NotifyHash     = config.NotifyHash
+	NotifyZSet     = config.NotifyZSet
+	NotifyExpired  = config.NotifyExpired
+	NotifyEvicted  = config.NotifyEvicted
+	NotifyStream   = config.NotifyStream
+	NotifyKeyMiss  = config.NotifyKeyMiss
+	NotifyModule   = config.NotifyModule
+	NotifyNew      = config.NotifyNew
 	NotifyAll      = config.NotifyAll
 )
 
