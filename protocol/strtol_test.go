@@ -1,6 +1,8 @@
 package protocol
 
 import (
+	"math"
+	"math/big"
 	"strings"
 	"testing"
 )
@@ -50,4 +52,78 @@ func TestStrtoll(t *testing.T) {
 			t.Errorf("Strtoll(%q, %d) = %d, %q, %v; want %d, %q, %v", tc.in, tc.base, v, end, of, tc.v, tc.end, tc.overflow)
 		}
 	}
+}
+
+// strtollModel is glibc's strtoll written the slow way (math/big), for
+// FuzzStrtoll.
+func strtollModel(s string, base int) (int64, string, bool) {
+	if i := strings.IndexByte(s, 0); i >= 0 {
+		s = s[:i]
+	}
+	i := 0
+	for i < len(s) && strings.IndexByte(" \t\n\v\f\r", s[i]) >= 0 {
+		i++
+	}
+	sign := ""
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		sign = s[i : i+1]
+		i++
+	}
+	j := i
+	for j < len(s) && s[j] >= '0' && int(s[j]-'0') < base {
+		j++
+	}
+	if j == i {
+		return 0, s, false
+	}
+	n, _ := new(big.Int).SetString(s[i:j], base)
+	if sign == "-" {
+		n.Neg(n)
+	}
+	switch {
+	case n.Cmp(big.NewInt(math.MaxInt64)) > 0:
+		return math.MaxInt64, s[j:], true
+	case n.Cmp(big.NewInt(math.MinInt64)) < 0:
+		return math.MinInt64, s[j:], true
+	}
+	return n.Int64(), s[j:], false
+}
+
+// FuzzStrtoll checks Strtoll against strtollModel and ParseMemory against
+// its definition over the same digits (CONFIG SET values are client bytes).
+func FuzzStrtoll(f *testing.F) {
+	for _, s := range []string{"", "12", " +12x", "-9223372036854775809", "777", "78", "1\x002",
+		"99999999999999999999999", "\t-0", "64mb", "1KB", "18446744073709551615kb", "-1", "5\x00x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, base := range []int{8, 10} {
+			v, rest, of := Strtoll([]byte(s), base)
+			mv, mrest, mof := strtollModel(s, base)
+			if v != mv || string(rest) != mrest || of != mof {
+				t.Fatalf("Strtoll(%q, %d) = %d, %q, %v; model %d, %q, %v", s, base, v, rest, of, mv, mrest, mof)
+			}
+		}
+		got, ok := ParseMemory([]byte(s))
+		c := s
+		if i := strings.IndexByte(c, 0); i >= 0 {
+			c = c[:i]
+		}
+		digits := strings.TrimRight(c, "bBkKmMgG")
+		unit := strings.ToLower(c[len(digits):])
+		mul := map[string]uint64{"": 1, "b": 1, "k": 1000, "kb": 1024, "m": 1e6, "mb": 1 << 20, "g": 1e9, "gb": 1 << 30}[unit]
+		valid := mul != 0 && len(digits) < 128 && strings.Trim(digits, "0123456789") == ""
+		if ok != valid {
+			t.Fatalf("ParseMemory(%q) ok = %v, want %v", s, ok, valid)
+		}
+		if ok {
+			n, _ := new(big.Int).SetString("0"+digits, 10)
+			if n.Cmp(new(big.Int).SetUint64(math.MaxUint64)) > 0 {
+				n.SetUint64(math.MaxUint64)
+			}
+			if want := n.Uint64() * mul; got != want {
+				t.Fatalf("ParseMemory(%q) = %d, want %d", s, got, want)
+			}
+		}
+	})
 }
