@@ -1,305 +1,148 @@
 package server
 
 import (
-	"log/slog"
-	"maps"
-	"slices"
-	"time"
+	"io"
+	"runtime"
+	"strconv"
+	"strings"
+
+	"github.com/miniwatchd/miniwatchd/config"
+	"github.com/miniwatchd/miniwatchd/protocol"
 )
 
-// Config holds the settings that change the server's behaviour. Field names
-// follow redis.conf; cmd/miniwatchd fills it from flags and a config file
-// (ParseConfig), CONFIG GET/SET read and write it (under the engine lock)
-// through the parameter registry in configparams.go.
-//
-// The typed fields below are the parameters the server acts on (or reports
-// in INFO). Every other Redis 7.0.15 parameter is accepted, validated and
-// kept as its CONFIG GET text in Params; configparams.go marks which is which.
-type Config struct {
-	Bind            []string // addresses to listen on (default 127.0.0.1)
-	Port            int      // TCP port (default 6379; 0 picks a free port)
-	Databases       int      // number of logical databases (default 16)
-	RequirePass     string   // password of the default user ("" = none)
-	MaxClients      int      // maxclients
-	Timeout         int      // idle client timeout in seconds (0 = never)
-	Hz              int      // background task frequency (active expiry), 1..500
-	ProtoMaxBulkLen int64    // largest bulk string accepted from clients
-	// EnableDebugCommand is "no", "yes" or "local" as in Redis 7.0. Unlike
-	// Redis (default "no") we default to "yes": a test double must let
-	// tests drive the clock and the expiry cycle.
-	EnableDebugCommand string
-	Logger             *slog.Logger
-	// BusyPoll is how long the event loop polls its sockets before it
-	// sleeps, while requests arrive back to back (not a Redis parameter:
-	// the MINIWATCHD_BUSY_POLL environment variable sets it; 0 disables;
-	// cmd/miniwatchd defaults it to BusyPollDefault; DefaultConfig to 0).
-	// Linux only.
-	BusyPoll time.Duration
+// The configuration lives in package config (the parameter table, its
+// parsing and printing rules, the config file and command line readers,
+// and the CONFIG GET/SET registry). This file keeps the names cmd/ and the
+// tests know from server, and binds the registry's apply steps to the
+// Server.
 
-	// Memory limit and eviction.
-	MaxMemory                 uint64 // bytes; 0 = no limit
-	MaxMemoryPolicy           string // maxmemory-policy name, e.g. "noeviction"
-	MaxMemorySamples          int
-	MaxMemoryEvictionTenacity int // 0..100
-	LFULogFactor              int
-	LFUDecayTime              int // minutes
+// Config and the types of its fields; see package config.
+type (
+	Config            = config.Config
+	SaveParam         = config.SaveParam
+	OutputBufferLimit = config.OutputBufferLimit
+	NotifyFlags       = config.NotifyFlags
+	ConfigError       = config.Error
+	ConfigFileError   = config.FileError
+	CommandLine       = config.CommandLine
+)
 
-	// NotifyKeyspaceEvents selects the keyspace notifications (K, E and the
-	// event classes); its String is what CONFIG GET prints.
-	NotifyKeyspaceEvents NotifyFlags
-
-	BusyReplyThreshold int64 // busy-reply-threshold (lua-time-limit), ms
-	ActiveExpireEffort int   // 1..10
-
-	// Persistence. Save is accepted, validated and reported only (no RDB
-	// files); the AOF settings act (aof.go).
-	Save                     []SaveParam // save points; empty = "save ''"
-	AppendOnly               bool        // log every write to the AOF
-	AppendFsync              string      // everysec, always or no
-	AppendDirName            string      // the AOF directory, inside Dir
-	AppendFilename           string      // prefix of the AOF file names
-	Dir                      string      // working directory; "" = the process's
-	AOFLoadTruncated         bool        // load an AOF whose last command is incomplete
-	AutoAOFRewritePercentage int         // rewrite when the AOF grew by this much (0: never)
-	AutoAOFRewriteMinSize    int64       // ... and is at least this big
-
-	// ClientOutputBufferLimit is indexed by OutputBufferNormal,
-	// OutputBufferReplica and OutputBufferPubSub.
-	ClientOutputBufferLimit [3]OutputBufferLimit
-	TrackingTableMaxKeys    int64
-
-	// Encoding thresholds (OBJECT ENCODING).
-	HashMaxListpackEntries int64
-	HashMaxListpackValue   int64
-	SetMaxIntsetEntries    int64
-	ZSetMaxListpackEntries int64
-	ZSetMaxListpackValue   int64
-	ListMaxListpackSize    int
-	ListCompressDepth      int
-
-	// Lazy freeing (no effect on replies; reported by CONFIG GET).
-	LazyfreeLazyEviction  bool
-	LazyfreeLazyExpire    bool
-	LazyfreeLazyServerDel bool
-	LazyfreeLazyUserDel   bool
-	LazyfreeLazyUserFlush bool
-
-	LogLevel string // debug, verbose, notice or warning
-	LogFile  string // "" = standard output
-	// Daemonize is accepted for compatibility with redis.conf files, but
-	// miniwatchd never forks into the background.
-	Daemonize bool
-
-	// Params holds the CONFIG GET text of every parameter without a typed
-	// field whose value differs from its default, keyed by primary name.
-	// Treat it as read-only: the parser and the registry copy it before
-	// they change it.
-	Params map[string]string
-}
-
-// SaveParam is one "save <seconds> <changes>" point.
-type SaveParam struct {
-	Seconds int64
-	Changes int
-}
-
-// OutputBufferLimit is one client class of client-output-buffer-limit.
-type OutputBufferLimit struct {
-	Hard, Soft  uint64 // bytes; 0 = no limit
-	SoftSeconds int64
-}
-
-// Client classes of ClientOutputBufferLimit, in Redis's order.
+// Client classes of Config.ClientOutputBufferLimit, in Redis's order.
 const (
-	OutputBufferNormal = iota
-	OutputBufferReplica
-	OutputBufferPubSub
+	OutputBufferNormal  = config.OutputBufferNormal
+	OutputBufferReplica = config.OutputBufferReplica
+	OutputBufferPubSub  = config.OutputBufferPubSub
 )
 
-// DefaultBusyPoll is miniwatchd's busy polling window when two CPUs or
-// more are available (BusyPollDefault): long enough to catch the next
-// request of a client that answers its reply at once, short enough that a
-// server between bursts sleeps (measured: WATCH loop of one client 1.3x
-// redis-server's commits with it, 0.9x without).
-const DefaultBusyPoll = 50 * time.Microsecond
+// Notification flags (Config.NotifyKeyspaceEvents); see config.NotifyFlags.
+const (
+	NotifyKeyspace = config.NotifyKeyspace
+	NotifyKeyevent = config.NotifyKeyevent
+	NotifyGeneric  = config.NotifyGeneric
+	NotifyString   = config.NotifyString
+	NotifyList     = config.NotifyList
+	NotifySet      = config.NotifySet
+	NotifyHash     = config.NotifyHash
+	NotifyZSet     = config.NotifyZSet
+	NotifyExpired  = config.NotifyExpired
+	NotifyEvicted  = config.NotifyEvicted
+	NotifyStream   = config.NotifyStream
+	NotifyKeyMiss  = config.NotifyKeyMiss
+	NotifyModule   = config.NotifyModule
+	NotifyNew      = config.NotifyNew
+	NotifyAll      = config.NotifyAll
+)
 
 // DefaultConfig returns the defaults of redis-server 7.0.15 started without
-// a config file, except Bind (127.0.0.1 instead of "* -::*") and
-// EnableDebugCommand (see above).
-func DefaultConfig() Config {
-	return Config{
-		Bind:               []string{"127.0.0.1"},
-		Port:               6379,
-		Databases:          16,
-		MaxClients:         10000,
-		Hz:                 10,
-		ProtoMaxBulkLen:    512 << 20,
-		EnableDebugCommand: "yes",
+// a config file, except Bind and EnableDebugCommand (config.DefaultConfig).
+func DefaultConfig() Config { return config.DefaultConfig() }
 
-		MaxMemoryPolicy:           "noeviction",
-		MaxMemorySamples:          5,
-		MaxMemoryEvictionTenacity: 10,
-		LFULogFactor:              10,
-		LFUDecayTime:              1,
-		BusyReplyThreshold:        5000,
-		ActiveExpireEffort:        1,
+// ParseConfig applies redis.conf-format text to base (config.ParseConfig).
+func ParseConfig(text string, base Config) (Config, error) { return config.ParseConfig(text, base) }
 
-		Save:                     []SaveParam{{3600, 1}, {300, 100}, {60, 10000}},
-		AppendFsync:              "everysec",
-		AppendDirName:            "appendonlydir",
-		AppendFilename:           "appendonly.aof",
-		AOFLoadTruncated:         true,
-		AutoAOFRewritePercentage: 100,
-		AutoAOFRewriteMinSize:    64 << 20,
+// ParseCommandLine reads a command line as redis-server does
+// (config.ParseCommandLine).
+func ParseCommandLine(args []string) CommandLine { return config.ParseCommandLine(args) }
 
-		ClientOutputBufferLimit: [3]OutputBufferLimit{
-			{0, 0, 0},
-			{256 << 20, 64 << 20, 60},
-			{32 << 20, 8 << 20, 60},
-		},
-		TrackingTableMaxKeys: 1000000,
+// LoadConfig builds the configuration of a command line
+// (config.LoadConfig).
+func LoadConfig(cl CommandLine, stdin io.Reader) (Config, error) { return config.LoadConfig(cl, stdin) }
 
-		HashMaxListpackEntries: 512,
-		HashMaxListpackValue:   64,
-		SetMaxIntsetEntries:    512,
-		ZSetMaxListpackEntries: 128,
-		ZSetMaxListpackValue:   64,
-		ListMaxListpackSize:    -2,
+// ParseNotifyFlags parses a notify-keyspace-events value
+// (config.ParseNotifyFlags).
+func ParseNotifyFlags(s string) (NotifyFlags, bool) { return config.ParseNotifyFlags(s) }
 
-		LogLevel: "notice",
-	}
+// paramRegistry is the server's config.Registry over s.cfg: apply steps
+// registered with onApply get the Server. Its methods expect the engine
+// lock held.
+type paramRegistry struct {
+	*config.Registry
+	s *Server
 }
 
-// SlogLevel maps LogLevel to a log/slog level: debug and verbose below
-// Info, notice is Info, warning is Warn.
-func (c *Config) SlogLevel() slog.Level {
-	switch c.LogLevel {
-	case "debug":
-		return slog.LevelDebug - 4
-	case "verbose":
-		return slog.LevelDebug
-	case "warning":
-		return slog.LevelWarn
-	}
-	return slog.LevelInfo
+// newParamRegistry returns the registry of s (config.NewRegistry gives
+// s.cfg its own copy of the slices and map it shares with the Config
+// passed to New).
+func newParamRegistry(s *Server) *paramRegistry {
+	return &paramRegistry{Registry: config.NewRegistry(&s.cfg, s.log), s: s}
 }
 
-// clone returns a copy of c that shares no slice or map with it.
-func (c Config) clone() Config {
-	c.Bind = slices.Clone(c.Bind)
-	c.Save = slices.Clone(c.Save)
-	c.Params = maps.Clone(c.Params)
-	return c
+// onApply registers fn to run after a CONFIG SET changed any of the named
+// parameters (config.Registry.OnApply).
+func (r *paramRegistry) onApply(fn func(s *Server) error, names ...string) {
+	r.OnApply(func() error { return fn(r.s) }, names...)
 }
 
-// NotifyFlags is the set of keyspace notifications notify-keyspace-events
-// selects (Redis's NOTIFY_* bits).
-type NotifyFlags uint32
-
-// Notification flags, with the letter notify-keyspace-events uses for each.
-const (
-	NotifyKeyspace NotifyFlags = 1 << iota // K: __keyspace@<db>__ channels
-	NotifyKeyevent                         // E: __keyevent@<db>__ channels
-	NotifyGeneric                          // g
-	NotifyString                           // $
-	NotifyList                             // l
-	NotifySet                              // s
-	NotifyHash                             // h
-	NotifyZSet                             // z
-	NotifyExpired                          // x
-	NotifyEvicted                          // e
-	NotifyStream                           // t
-	NotifyKeyMiss                          // m
-	notifyLoaded                           // modules only, no letter
-	NotifyModule                           // d
-	NotifyNew                              // n
-
-	// NotifyAll is what 'A' selects: every class but m and n.
-	NotifyAll = NotifyGeneric | NotifyString | NotifyList | NotifySet |
-		NotifyHash | NotifyZSet | NotifyExpired | NotifyEvicted |
-		NotifyStream | NotifyModule
-)
-
-// notifyLetter maps a class letter to its flag ('A' to NotifyAll).
-func notifyLetter(c byte) NotifyFlags {
-	switch c {
-	case 'A':
-		return NotifyAll
-	case 'g':
-		return NotifyGeneric
-	case '$':
-		return NotifyString
-	case 'l':
-		return NotifyList
-	case 's':
-		return NotifySet
-	case 'h':
-		return NotifyHash
-	case 'z':
-		return NotifyZSet
-	case 'x':
-		return NotifyExpired
-	case 'e':
-		return NotifyEvicted
-	case 'K':
-		return NotifyKeyspace
-	case 'E':
-		return NotifyKeyevent
-	case 't':
-		return NotifyStream
-	case 'm':
-		return NotifyKeyMiss
-	case 'd':
-		return NotifyModule
-	case 'n':
-		return NotifyNew
-	}
-	return 0
+// get runs CONFIG GET (config.Registry.Get).
+func (r *paramRegistry) get(patterns [][]byte, emit func(name, value string)) {
+	r.Get(patterns, emit)
 }
 
-// ParseNotifyFlags parses a notify-keyspace-events value as Redis's
-// keyspaceEventsStringToFlags does; ok is false if a byte is not a class
-// letter. The value ends at its first NUL byte, as a C string does.
-func ParseNotifyFlags(s string) (f NotifyFlags, ok bool) {
-	for i := 0; i < len(s) && s[i] != 0; i++ {
-		bit := notifyLetter(s[i])
-		if bit == 0 {
-			return 0, false
-		}
-		f |= bit
+// setFrom runs CONFIG SET for a client that is local or not
+// (config.Registry.Set).
+func (r *paramRegistry) setFrom(args [][]byte, local bool) error { return r.Set(args, local) }
+
+// set runs CONFIG SET for a client that is not local.
+func (r *paramRegistry) set(args [][]byte) error { return r.Set(args, false) }
+
+// names lists every parameter in table order (config.Params).
+func (r *paramRegistry) names() []config.ParamInfo { return config.Params() }
+
+// paramOr returns the CONFIG GET text of a parameter without typed field
+// (config.Config.ParamOr).
+func paramOr(c *Config, name, def string) string { return c.ParamOr(name, def) }
+
+// strerror renders err as glibc's strerror does (protocol.Strerror).
+func strerror(err error) string { return protocol.Strerror(err) }
+
+// cstr cuts s at its first NUL byte, as a C string ends there.
+func cstr(s string) string {
+	if i := strings.IndexByte(s, 0); i >= 0 {
+		return s[:i]
 	}
-	return f, true
+	return s
 }
 
-// String returns the flags as CONFIG GET prints them (Redis's
-// keyspaceEventsFlagsToString): "A" stands for all of NotifyAll and then
-// hides n, as in Redis.
-func (f NotifyFlags) String() string {
-	var b []byte
-	if f&NotifyAll == NotifyAll {
-		b = append(b, 'A')
-	} else {
-		for _, c := range []byte("g$lshzxetdn") {
-			if f&notifyLetter(c) != 0 {
-				b = append(b, c)
-			}
-		}
-	}
-	for _, c := range []byte("KEm") {
-		if f&notifyLetter(c) != 0 {
-			b = append(b, c)
-		}
-	}
-	return string(b)
+// VersionText is what "miniwatchd --version" prints (redis-server's
+// version line, adapted).
+func VersionText() string {
+	return "miniwatchd v=" + Version + " redis=" + RedisVersion + " bits=" +
+		strconv.Itoa(strconv.IntSize) + " go=" + runtime.Version() + "\n"
 }
 
-// Class reports whether events of class letter c (db.Class*: 'g', '$',
-// 'x', 'n', ...) are selected. Whether they go to keyspace and/or keyevent
-// channels is f&NotifyKeyspace and f&NotifyKeyevent.
-func (f NotifyFlags) Class(c byte) bool {
-	if c == 'A' {
-		return false
-	}
-	bit := notifyLetter(c)
-	return bit != 0 && f&bit != 0
+// UsageText is what "miniwatchd --help" prints on standard error (it then
+// exits 1, as redis-server does). prog is the program name.
+func UsageText(prog string) string {
+	return "Usage: " + prog + " [/path/to/redis.conf] [options] [-]\n" +
+		"       " + prog + " - (read config from stdin)\n" +
+		"       " + prog + " -v or --version\n" +
+		"       " + prog + " -h or --help\n\n" +
+		"Examples:\n" +
+		"       " + prog + " (run the server with default conf)\n" +
+		"       echo 'maxmemory 128mb' | " + prog + " -\n" +
+		"       " + prog + " /etc/redis/6379.conf\n" +
+		"       " + prog + " --port 7777\n" +
+		"       " + prog + " --port 7777 --save \"\" --notify-keyspace-events KEA\n" +
+		"       " + prog + " /etc/myredis.conf --loglevel verbose -\n" +
+		"       " + prog + " /etc/myredis.conf --loglevel verbose\n"
 }

@@ -47,7 +47,7 @@ func (s *Server) serveConn(conn net.Conn) {
 	}
 	c.sock, c.fd = sock, fd // under the lock: Close reads them
 	s.loop.conns[c.fd] = c
-	if err := s.loop.p.add(c.fd, rc); err != nil {
+	if err := s.loop.p.Add(c.fd, rc); err != nil {
 		s.log.Warn("cannot watch connection", "addr", c.addr, "err", err)
 		s.loop.freeLocked(c)
 	}

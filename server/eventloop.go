@@ -5,6 +5,8 @@ import (
 	"io"
 	"syscall"
 	"time"
+
+	"github.com/miniwatchd/miniwatchd/internal/poll"
 )
 
 // The event loop is Redis's ae loop: ONE goroutine waits for readiness of
@@ -25,30 +27,30 @@ import (
 
 type eventLoop struct {
 	s      *Server
-	p      poller
+	p      poll.Poller
 	conns  map[int]*client // by socket fd (mu)
 	inLoop bool            // the loop goroutine is in a round (mu)
 
 	writes     []*client // clients with output to write this round (mu)
 	reprocess  []*client // clients unblocked with commands buffered (mu)
 	closing    []*client // clients to free at the end of the round (mu)
-	events     []pollEvent
-	busyEvents []pollEvent // for processEventsWhileBlockedLocked
+	events     []poll.Event
+	busyEvents []poll.Event // for processEventsWhileBlockedLocked
 }
 
 func newEventLoop(s *Server) (*eventLoop, error) {
-	p, err := newPoller(s.cfg.BusyPoll)
+	p, err := poll.New(s.cfg.BusyPoll)
 	if err != nil {
 		return nil, err
 	}
-	return &eventLoop{s: s, p: p, conns: map[int]*client{}, events: make([]pollEvent, 512)}, nil
+	return &eventLoop{s: s, p: p, conns: map[int]*client{}, events: make([]poll.Event, 512)}, nil
 }
 
 // run is the loop goroutine: it returns when the server closes.
 func (l *eventLoop) run() {
 	s := l.s
 	for {
-		n, err := l.p.wait(l.events, -1)
+		n, err := l.p.Wait(l.events, -1)
 		if s.closing.Load() {
 			return
 		}
@@ -65,19 +67,19 @@ func (l *eventLoop) run() {
 
 // roundLocked handles one batch of ready sockets and then does the
 // before-sleep work.
-func (l *eventLoop) roundLocked(events []pollEvent) {
+func (l *eventLoop) roundLocked(events []poll.Event) {
 	s := l.s
 	l.inLoop = true
 	s.cmdStart = time.Now()
 	for _, ev := range events {
-		c := l.conns[ev.fd]
+		c := l.conns[ev.Fd]
 		if c == nil {
 			continue
 		}
-		if ev.readable {
+		if ev.Readable {
 			l.readLocked(c)
 		}
-		if ev.writable && l.conns[ev.fd] == c {
+		if ev.Writable && l.conns[ev.Fd] == c {
 			l.writeLocked(c)
 		}
 	}
@@ -94,23 +96,23 @@ func (l *eventLoop) roundLocked(events []pollEvent) {
 // script's caller) are left for later.
 func (l *eventLoop) processEventsWhileBlockedLocked() {
 	if cap(l.busyEvents) == 0 {
-		l.busyEvents = make([]pollEvent, 64)
+		l.busyEvents = make([]poll.Event, 64)
 	}
-	n, err := l.p.wait(l.busyEvents, 0)
+	n, err := l.p.Wait(l.busyEvents, 0)
 	if err != nil {
 		return
 	}
 	was := l.inLoop
 	l.inLoop = true
 	for _, ev := range l.busyEvents[:n] {
-		c := l.conns[ev.fd]
+		c := l.conns[ev.Fd]
 		if c == nil || c.executing {
 			continue
 		}
-		if ev.readable {
+		if ev.Readable {
 			l.readLocked(c)
 		}
-		if ev.writable && l.conns[ev.fd] == c {
+		if ev.Writable && l.conns[ev.Fd] == c {
 			l.writeLocked(c)
 		}
 	}
@@ -166,7 +168,7 @@ type fdReader struct{ fd int }
 
 func (r fdReader) Read(b []byte) (int, error) {
 	for {
-		n, err := rawRead(r.fd, b)
+		n, err := poll.Read(r.fd, b)
 		switch {
 		case errors.Is(err, syscall.EINTR):
 			continue
@@ -212,7 +214,7 @@ func (l *eventLoop) queueWriteLocked(c *client) {
 		l.writes = append(l.writes, c)
 	}
 	if !l.inLoop {
-		l.p.wake()
+		l.p.Wake()
 	}
 }
 
@@ -226,7 +228,7 @@ func (l *eventLoop) reprocessLocked(c *client) {
 func (l *eventLoop) closeLocked(c *client) {
 	l.closing = append(l.closing, c)
 	if !l.inLoop {
-		l.p.wake()
+		l.p.Wake()
 	}
 }
 
@@ -234,7 +236,7 @@ func (l *eventLoop) closeLocked(c *client) {
 func (l *eventLoop) writeLocked(c *client) {
 	s := l.s
 	for c.wpos < len(c.w.Buf) {
-		n, err := rawWrite(c.fd, c.w.Buf[c.wpos:])
+		n, err := poll.Write(c.fd, c.w.Buf[c.wpos:])
 		if n > 0 {
 			c.wpos += n
 			s.stats.netOutputBytes.Add(int64(n))
@@ -243,7 +245,7 @@ func (l *eventLoop) writeLocked(c *client) {
 		case err == nil:
 		case errors.Is(err, syscall.EINTR):
 		case errors.Is(err, syscall.EAGAIN):
-			l.p.setWrite(c.fd, true)
+			l.p.SetWrite(c.fd, true)
 			return
 		default:
 			l.freeLocked(c)
@@ -256,7 +258,7 @@ func (l *eventLoop) writeLocked(c *client) {
 	} else {
 		c.w.Buf = c.w.Buf[:0]
 	}
-	l.p.setWrite(c.fd, false)
+	l.p.SetWrite(c.fd, false)
 	if c.closeAfterRply {
 		l.freeLocked(c)
 	}
@@ -265,7 +267,7 @@ func (l *eventLoop) writeLocked(c *client) {
 // freeLocked unregisters and closes a client's connection and frees it.
 func (l *eventLoop) freeLocked(c *client) {
 	if l.registered(c) {
-		l.p.remove(c.fd)
+		l.p.Remove(c.fd)
 		delete(l.conns, c.fd)
 	}
 	c.killed.Store(true)

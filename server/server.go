@@ -266,7 +266,7 @@ func (s *Server) Close() error {
 		return nil
 	}
 	s.closeListeners()
-	s.loop.p.wake()
+	s.loop.p.Wake()
 	s.mu.Lock()
 	for _, c := range s.clients {
 		if c.fd >= 0 {
@@ -274,11 +274,11 @@ func (s *Server) Close() error {
 		}
 	}
 	s.mu.Unlock()
-	s.loop.p.wake() // the loop may have gone back to waiting meanwhile
+	s.loop.p.Wake() // the loop may have gone back to waiting meanwhile
 	close(s.done)
 	s.wg.Wait()
 	s.runCloseHooks()
-	s.loop.p.close()
+	s.loop.p.Close()
 	close(s.stopped)
 	return nil
 }

@@ -1,6 +1,6 @@
 //go:build linux && race
 
-package server
+package poll
 
 import "syscall"
 
@@ -9,6 +9,6 @@ import "syscall"
 // (a test that sets a variable and then sends a command to the server is
 // ordered before the command runs); the raw system calls of rawio_linux.go
 // would hide that.
-func rawRead(fd int, b []byte) (int, error) { return syscall.Read(fd, b) }
+func Read(fd int, b []byte) (int, error) { return syscall.Read(fd, b) }
 
-func rawWrite(fd int, b []byte) (int, error) { return syscall.Write(fd, b) }
+func Write(fd int, b []byte) (int, error) { return syscall.Write(fd, b) }

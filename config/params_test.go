@@ -1,4 +1,4 @@
-package server
+package config
 
 import (
 	"bufio"
@@ -16,11 +16,9 @@ import (
 	"time"
 )
 
-// newTestParams returns a registry over a bare Server holding cfg.
-func newTestParams(cfg Config) *paramRegistry {
-	s := &Server{cfg: cfg}
-	s.params = newParamRegistry(s)
-	return s.params
+// newTestParams returns a registry over a copy of cfg.
+func newTestParams(cfg Config) *Registry {
+	return NewRegistry(&cfg, nil)
 }
 
 // reply renders the result of set as a RESP-like line: "OK" or "-<error>".
@@ -32,9 +30,9 @@ func cfgReply(err error) string {
 }
 
 // getOne returns the value CONFIG GET reports for name ("<none>" if absent).
-func cfgGet(r *paramRegistry, name string) string {
+func cfgGet(r *Registry, name string) string {
 	v := "<none>"
-	r.get([][]byte{[]byte(name)}, func(_, value string) { v = value })
+	r.Get([][]byte{[]byte(name)}, func(_, value string) { v = value })
 	return v
 }
 
@@ -89,6 +87,9 @@ func TestParamTableShape(t *testing.T) {
 // Redis's defaults.
 func TestDefaultConfigMatchesTable(t *testing.T) {
 	cfg := DefaultConfig()
+	if cfg.BusyPoll != 0 {
+		t.Errorf("DefaultConfig().BusyPoll = %v, want 0 (embedded servers do not poll)", cfg.BusyPoll)
+	}
 	deviations := map[string]string{ // documented in DefaultConfig
 		"bind":                 "127.0.0.1",
 		"enable-debug-command": "yes",
@@ -118,7 +119,7 @@ func TestDefaultConfigMatchesTable(t *testing.T) {
 		}
 	}
 	wd, _ := os.Getwd()
-	if got := newTestParams(cfg).names(); len(got) != 179 || cfgGet(newTestParams(cfg), "dir") != wd {
+	if got := Params(); len(got) != 179 || cfgGet(newTestParams(cfg), "dir") != wd {
 		t.Errorf("names() has %d entries, dir %q", len(got), cfgGet(newTestParams(cfg), "dir"))
 	}
 }
@@ -291,7 +292,7 @@ var configSetCases = []cfgSetCase{
 func TestConfigSet(t *testing.T) {
 	for _, tc := range configSetCases {
 		r := newTestParams(DefaultConfig())
-		if got := cfgReply(r.set(cfgArgs(tc.args...))); got != tc.want {
+		if got := cfgReply(r.Set(cfgArgs(tc.args...), false)); got != tc.want {
 			t.Errorf("CONFIG SET %q = %q, want %q", tc.args, got, tc.want)
 		}
 		for i := 0; i+1 < len(tc.get); i += 2 {
@@ -304,13 +305,13 @@ func TestConfigSet(t *testing.T) {
 
 func TestConfigSetTypedFields(t *testing.T) {
 	r := newTestParams(DefaultConfig())
-	err := r.set(cfgArgs("maxmemory", "2mb", "maxmemory-policy", "allkeys-lfu", "notify-keyspace-events", "KEA",
+	err := r.Set(cfgArgs("maxmemory", "2mb", "maxmemory-policy", "allkeys-lfu", "notify-keyspace-events", "KEA",
 		"client-output-buffer-limit", "pubsub 1 2 3", "save", "10 1", "bind", "127.0.0.1 ::1", "lazyfree-lazy-expire", "yes",
-		"busy-reply-threshold", "7", "list-max-listpack-size", "-3", "requirepass", "p\x00w", "protected-mode", "no"))
+		"busy-reply-threshold", "7", "list-max-listpack-size", "-3", "requirepass", "p\x00w", "protected-mode", "no"), false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := r.s.cfg
+	c := *r.cfg
 	checks := []struct {
 		name      string
 		got, want any
@@ -333,8 +334,8 @@ func TestConfigSetTypedFields(t *testing.T) {
 		}
 	}
 	// Setting a stored-only parameter back to its default forgets it.
-	if err := r.set(cfgArgs("protected-mode", "yes")); err != nil || len(r.s.cfg.Params) != 0 {
-		t.Errorf("Params after reset: %v (%v)", r.s.cfg.Params, err)
+	if err := r.Set(cfgArgs("protected-mode", "yes"), false); err != nil || len(r.cfg.Params) != 0 {
+		t.Errorf("Params after reset: %v (%v)", r.cfg.Params, err)
 	}
 }
 
@@ -346,25 +347,25 @@ func TestConfigSetProtected(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Params = map[string]string{"enable-protected-configs": "local"}
 	r := newTestParams(cfg)
-	if got := cfgReply(r.setFrom(cfgArgs("dir", dir), false)); got != cfgFailed("dir", "can't set protected config") {
+	if got := cfgReply(r.Set(cfgArgs("dir", dir), false)); got != cfgFailed("dir", "can't set protected config") {
 		t.Errorf("remote client: %s", got)
 	}
-	if err := r.setFrom(cfgArgs("dir", dir), true); err != nil || cfgGet(r, "dir") != dir {
+	if err := r.Set(cfgArgs("dir", dir), true); err != nil || cfgGet(r, "dir") != dir {
 		t.Errorf("local client: %v, dir %q", err, cfgGet(r, "dir"))
 	}
-	if got := cfgReply(r.setFrom(cfgArgs("dir", dir+"/missing"), true)); got != cfgFailed("dir", "No such file or directory") {
+	if got := cfgReply(r.Set(cfgArgs("dir", dir+"/missing"), true)); got != cfgFailed("dir", "No such file or directory") {
 		t.Errorf("missing dir: %s", got)
 	}
 	if err := os.WriteFile(dir+"/f", nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if got := cfgReply(r.setFrom(cfgArgs("dir", "f"), true)); got != cfgFailed("dir", "Not a directory") {
+	if got := cfgReply(r.Set(cfgArgs("dir", "f"), true)); got != cfgFailed("dir", "Not a directory") {
 		t.Errorf("file as dir: %s", got)
 	}
 	if err := os.Mkdir(dir+"/sub", 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.setFrom(cfgArgs("dir", "sub"), true); err != nil || cfgGet(r, "dir") != dir+"/sub" {
+	if err := r.Set(cfgArgs("dir", "sub"), true); err != nil || cfgGet(r, "dir") != dir+"/sub" {
 		t.Errorf("relative dir: %v, dir %q", err, cfgGet(r, "dir"))
 	}
 }
@@ -375,30 +376,30 @@ func TestConfigSetProtected(t *testing.T) {
 func TestConfigSetApplyRollback(t *testing.T) {
 	r := newTestParams(DefaultConfig())
 	var calls []string
-	r.onApply(func(s *Server) error {
-		calls = append(calls, "mem:"+strconv.FormatUint(s.cfg.MaxMemory, 10))
+	r.OnApply(func() error {
+		calls = append(calls, "mem:"+strconv.FormatUint(r.cfg.MaxMemory, 10))
 		return nil
 	}, "maxmemory", "maxmemory-policy")
-	r.onApply(func(s *Server) error {
-		calls = append(calls, "port:"+strconv.Itoa(s.cfg.Port))
-		if s.cfg.Port == 1 {
+	r.OnApply(func() error {
+		calls = append(calls, "port:"+strconv.Itoa(r.cfg.Port))
+		if r.cfg.Port == 1 {
 			return errors.New("Unable to listen on this port. Check server logs.")
 		}
 		return nil
 	}, "port")
 
-	if err := r.set(cfgArgs("maxmemory-policy", "allkeys-lru", "maxmemory", "10")); err != nil {
+	if err := r.Set(cfgArgs("maxmemory-policy", "allkeys-lru", "maxmemory", "10"), false); err != nil {
 		t.Fatal(err)
 	}
 	if want := []string{"mem:10"}; !slices.Equal(calls, want) {
 		t.Errorf("hook calls %q, want %q", calls, want)
 	}
 	calls = nil
-	if err := r.set(cfgArgs("maxmemory", "10")); err != nil || len(calls) != 0 {
+	if err := r.Set(cfgArgs("maxmemory", "10"), false); err != nil || len(calls) != 0 {
 		t.Errorf("unchanged value ran hooks %q (%v)", calls, err)
 	}
 	calls = nil
-	err := r.set(cfgArgs("maxmemory", "20", "port", "1"))
+	err := r.Set(cfgArgs("maxmemory", "20", "port", "1"), false)
 	if got, want := cfgReply(err), cfgFailed("port", "Unable to listen on this port. Check server logs."); got != want {
 		t.Errorf("got %s, want %s", got, want)
 	}
@@ -437,60 +438,15 @@ func TestConfigGet(t *testing.T) {
 	}
 	for _, tc := range cases {
 		var got []string
-		r.get(cfgArgs(tc.patterns...), func(name, _ string) { got = append(got, name) })
+		r.Get(cfgArgs(tc.patterns...), func(name, _ string) { got = append(got, name) })
 		if strings.Join(got, " ") != tc.want {
 			t.Errorf("CONFIG GET %q = %q, want %q", tc.patterns, got, tc.want)
 		}
 	}
 	var all int
-	r.get(cfgArgs("*"), func(string, string) { all++ })
+	r.Get(cfgArgs("*"), func(string, string) { all++ })
 	if all != 192 {
 		t.Errorf("CONFIG GET * lists %d names, want 192", all)
-	}
-}
-
-func TestConfigMemToUint(t *testing.T) {
-	cases := []struct {
-		in   string
-		want uint64
-		ok   bool
-	}{
-		{"0", 0, true}, {"", 0, true}, {"1", 1, true}, {"1b", 1, true}, {"1B", 1, true},
-		{"1k", 1000, true}, {"1kb", 1024, true}, {"1KB", 1024, true}, {"2m", 2000000, true},
-		{"2mb", 2 << 20, true}, {"3g", 3000000000, true}, {"3gb", 3 << 30, true}, {"gb", 0, true},
-		{"007", 7, true}, {"18446744073709551615", 1<<64 - 1, true},
-		{"18446744073709551616", 1<<64 - 1, true}, {"18446744073709551615kb", 1<<64 - 1024, true},
-		{"-1", 0, false}, {"+1", 0, false}, {" 1", 0, false}, {"1 ", 0, false}, {"1.5", 0, false},
-		{"1kbb", 0, false}, {"1\u212a", 0, false}, {"1t", 0, false}, {"5\x00x", 5, true},
-		{strings.Repeat("1", 128), 0, false},
-	}
-	for _, tc := range cases {
-		got, ok := memToUint(tc.in)
-		if got != tc.want || ok != tc.ok {
-			t.Errorf("memToUint(%q) = %d, %v; want %d, %v", tc.in, got, ok, tc.want, tc.ok)
-		}
-	}
-}
-
-func TestConfigStrtoll(t *testing.T) {
-	cases := []struct {
-		in       string
-		base     uint64
-		v        int64
-		end      string
-		overflow bool
-	}{
-		{"", 10, 0, "", false}, {"12", 10, 12, "", false}, {" +12x", 10, 12, "x", false},
-		{"-12", 10, -12, "", false}, {" ", 10, 0, " ", false}, {"+", 10, 0, "+", false},
-		{"0x10", 10, 0, "x10", false}, {"9223372036854775808", 10, 1<<63 - 1, "", true},
-		{"-9223372036854775808", 10, -1 << 63, "", false}, {"-9223372036854775809", 10, -1 << 63, "", true},
-		{"777", 8, 511, "", false}, {"78", 8, 7, "8", false}, {"1\x002", 10, 1, "", false},
-	}
-	for _, tc := range cases {
-		v, end, of := strtoll(tc.in, tc.base)
-		if v != tc.v || end != tc.end || of != tc.overflow {
-			t.Errorf("strtoll(%q, %d) = %d, %q, %v; want %d, %q, %v", tc.in, tc.base, v, end, of, tc.v, tc.end, tc.overflow)
-		}
 	}
 }
 
@@ -692,7 +648,7 @@ func TestConfigMatchesRedis(t *testing.T) {
 	redisDefaults := redisConfigGet(t, rc, "*")
 	ours := map[string]string{}
 	r := newTestParams(DefaultConfig())
-	r.get(cfgArgs("*"), func(n, v string) { ours[n] = v })
+	r.Get(cfgArgs("*"), func(n, v string) { ours[n] = v })
 	for n, v := range redisDefaults {
 		if redisOnlyDefaults[n] {
 			continue
@@ -736,7 +692,7 @@ func TestConfigMatchesRedis(t *testing.T) {
 	compared := 0
 	for _, tc := range cases {
 		ourR := newTestParams(DefaultConfig())
-		ourReply := cfgReply(ourR.set(cfgArgs(tc.args...)))
+		ourReply := cfgReply(ourR.Set(cfgArgs(tc.args...), false))
 		redisArgs := append([]string{"CONFIG", "SET"}, tc.args...)
 		redisRep := cfgRedisReply(rc.do(t, redisArgs...))
 		if ourReply != redisRep {

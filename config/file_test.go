@@ -1,4 +1,4 @@
-package server
+package config
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 type cfgFileCase struct {
 	text string
 	get  []string
-	err  *ConfigError
+	err  *Error
 }
 
 // configFileCases are checked against ParseConfig here and, for the
@@ -46,32 +46,32 @@ var configFileCases = []cfgFileCase{
 	{text: "list-max-ziplist-entries 5\nlua-replicate-commands yes\nsentinel\n", get: []string{"maxmemory", "0"}},
 	{text: "", get: []string{"port", "6379"}},
 
-	{text: "port 1 2\n", err: &ConfigError{1, "port 1 2", "wrong number of arguments"}},
-	{text: "\n\nfoo bar\n", err: &ConfigError{3, "foo bar", "Bad directive or wrong number of arguments"}},
-	{text: "save 1\n", err: &ConfigError{1, "save 1", "Invalid save parameters"}},
-	{text: "maxmemory \"10mb\n", err: &ConfigError{1, "maxmemory \"10mb", "Unbalanced quotes in configuration line"}},
-	{text: "maxmemory \"10mb\"x\n", err: &ConfigError{1, "maxmemory \"10mb\"x", "Unbalanced quotes in configuration line"}},
-	{text: "appendonly maybe\n", err: &ConfigError{1, "appendonly maybe", "argument must be 'yes' or 'no'"}},
-	{text: "notify-keyspace-events Q\n", err: &ConfigError{1, "notify-keyspace-events Q", "Invalid event class character. Use 'Ag$lshzxeKEtmdn'."}},
-	{text: "notify-keyspace-events\n", err: &ConfigError{1, "notify-keyspace-events", "wrong number of arguments"}},
-	{text: "replicaof 127.0.0.1 port\n", err: &ConfigError{1, "replicaof 127.0.0.1 port", "Invalid master port"}},
-	{text: "replicaof 127.0.0.1\n", err: &ConfigError{1, "replicaof 127.0.0.1", "wrong number of arguments"}},
-	{text: "unixsocketperm 800\n", err: &ConfigError{1, "unixsocketperm 800", "argument couldn't be parsed as an octal number"}},
-	{text: "unixsocketperm 1000\n", err: &ConfigError{1, "unixsocketperm 1000", "argument must be between 0 and 777 inclusive"}},
-	{text: "dir /nonexistent-dir\n", err: &ConfigError{1, "dir /nonexistent-dir", "No such file or directory"}},
-	{text: "oom-score-adj-values 1 2\n", err: &ConfigError{1, "oom-score-adj-values 1 2", "wrong number of arguments"}},
-	{text: "shutdown-on-sigint\n", err: &ConfigError{1, "shutdown-on-sigint", "argument(s) must be one of the following: default, save, nosave, now, force"}},
-	{text: "bind 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17\n", err: &ConfigError{1, "bind 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17", "Too many bind addresses specified."}},
-	{text: "list-max-ziplist-entries\n", err: &ConfigError{1, "list-max-ziplist-entries", "Bad directive or wrong number of arguments"}},
-	{text: "include\n", err: &ConfigError{1, "include", "Bad directive or wrong number of arguments"}},
-	{text: "sentinel monitor x\n", err: &ConfigError{1, "sentinel monitor x", "sentinel directive while not in sentinel mode"}},
-	{text: "mymodule.opt\n", err: &ConfigError{1, "mymodule.opt", "Module config specified without value"}},
-	{text: "logfile /nonexistent-dir/x.log\n", err: &ConfigError{0, "", "Can't open the log file: No such file or directory"}},
-	{text: "cluster-enabled yes\nreplicaof 127.0.0.1 6379\n", err: &ConfigError{0, "", "replicaof directive not allowed in cluster mode"}},
+	{text: "port 1 2\n", err: &Error{1, "port 1 2", "wrong number of arguments"}},
+	{text: "\n\nfoo bar\n", err: &Error{3, "foo bar", "Bad directive or wrong number of arguments"}},
+	{text: "save 1\n", err: &Error{1, "save 1", "Invalid save parameters"}},
+	{text: "maxmemory \"10mb\n", err: &Error{1, "maxmemory \"10mb", "Unbalanced quotes in configuration line"}},
+	{text: "maxmemory \"10mb\"x\n", err: &Error{1, "maxmemory \"10mb\"x", "Unbalanced quotes in configuration line"}},
+	{text: "appendonly maybe\n", err: &Error{1, "appendonly maybe", "argument must be 'yes' or 'no'"}},
+	{text: "notify-keyspace-events Q\n", err: &Error{1, "notify-keyspace-events Q", "Invalid event class character. Use 'Ag$lshzxeKEtmdn'."}},
+	{text: "notify-keyspace-events\n", err: &Error{1, "notify-keyspace-events", "wrong number of arguments"}},
+	{text: "replicaof 127.0.0.1 port\n", err: &Error{1, "replicaof 127.0.0.1 port", "Invalid master port"}},
+	{text: "replicaof 127.0.0.1\n", err: &Error{1, "replicaof 127.0.0.1", "wrong number of arguments"}},
+	{text: "unixsocketperm 800\n", err: &Error{1, "unixsocketperm 800", "argument couldn't be parsed as an octal number"}},
+	{text: "unixsocketperm 1000\n", err: &Error{1, "unixsocketperm 1000", "argument must be between 0 and 777 inclusive"}},
+	{text: "dir /nonexistent-dir\n", err: &Error{1, "dir /nonexistent-dir", "No such file or directory"}},
+	{text: "oom-score-adj-values 1 2\n", err: &Error{1, "oom-score-adj-values 1 2", "wrong number of arguments"}},
+	{text: "shutdown-on-sigint\n", err: &Error{1, "shutdown-on-sigint", "argument(s) must be one of the following: default, save, nosave, now, force"}},
+	{text: "bind 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17\n", err: &Error{1, "bind 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17", "Too many bind addresses specified."}},
+	{text: "list-max-ziplist-entries\n", err: &Error{1, "list-max-ziplist-entries", "Bad directive or wrong number of arguments"}},
+	{text: "include\n", err: &Error{1, "include", "Bad directive or wrong number of arguments"}},
+	{text: "sentinel monitor x\n", err: &Error{1, "sentinel monitor x", "sentinel directive while not in sentinel mode"}},
+	{text: "mymodule.opt\n", err: &Error{1, "mymodule.opt", "Module config specified without value"}},
+	{text: "logfile /nonexistent-dir/x.log\n", err: &Error{0, "", "Can't open the log file: No such file or directory"}},
+	{text: "cluster-enabled yes\nreplicaof 127.0.0.1 6379\n", err: &Error{0, "", "replicaof directive not allowed in cluster mode"}},
 	{text: "maxmemory 1mb\x00\nfoo\n", get: []string{"maxmemory", "1048576"}},
 	// miniwatchd-only refusals (Redis accepts these).
-	{text: "rename-command FLUSHALL \"\"\n", err: &ConfigError{1, "rename-command FLUSHALL \"\"", "rename-command is not supported by miniwatchd"}},
-	{text: "user alice on\n", err: &ConfigError{1, "user alice on", "ACL users are not supported by miniwatchd"}},
+	{text: "rename-command FLUSHALL \"\"\n", err: &Error{1, "rename-command FLUSHALL \"\"", "rename-command is not supported by miniwatchd"}},
+	{text: "user alice on\n", err: &Error{1, "user alice on", "ACL users are not supported by miniwatchd"}},
 }
 
 // redisUnsafe marks the file cases not to run with redis-server: the ones
@@ -86,7 +86,7 @@ func TestParseConfig(t *testing.T) {
 	for _, tc := range configFileCases {
 		cfg, err := ParseConfig(tc.text, DefaultConfig())
 		if tc.err != nil {
-			var ce *ConfigError
+			var ce *Error
 			if !errors.As(err, &ce) || *ce != *tc.err {
 				t.Errorf("ParseConfig(%q) error = %#v, want %#v", tc.text, err, tc.err)
 			}
@@ -156,14 +156,14 @@ func TestParseConfigInclude(t *testing.T) {
 	}
 	// An error in an included file names its line there.
 	_, err = ParseConfig("port 1\ninclude "+filepath.Join(dir, "bad.conf")+"\n", DefaultConfig())
-	want := &ConfigError{3, "port 99999", "argument must be between 0 and 65535 inclusive"}
-	var ce *ConfigError
+	want := &Error{3, "port 99999", "argument must be between 0 and 65535 inclusive"}
+	var ce *Error
 	if !errors.As(err, &ce) || *ce != *want {
 		t.Errorf("error in include: %v", err)
 	}
-	// A missing file is a ConfigFileError.
+	// A missing file is a FileError.
 	_, err = ParseConfig("include "+filepath.Join(dir, "missing.conf")+"\n", DefaultConfig())
-	var fe *ConfigFileError
+	var fe *FileError
 	if !errors.As(err, &fe) || fe.Error() != "Fatal error, can't open config file '"+filepath.Join(dir, "missing.conf")+"': No such file or directory" {
 		t.Errorf("missing include: %v", err)
 	}
@@ -175,12 +175,12 @@ func TestParseConfigInclude(t *testing.T) {
 }
 
 func TestConfigErrorReport(t *testing.T) {
-	e := &ConfigError{3, "foo bar", "Bad directive or wrong number of arguments"}
+	e := &Error{3, "foo bar", "Bad directive or wrong number of arguments"}
 	want := "\n*** FATAL CONFIG FILE ERROR (Redis 7.0.15) ***\nReading the configuration file, at line 3\n>>> 'foo bar'\nBad directive or wrong number of arguments\n"
 	if e.Report() != want {
 		t.Errorf("Report() = %q", e.Report())
 	}
-	e = &ConfigError{Reason: "replicaof directive not allowed in cluster mode"}
+	e = &Error{Reason: "replicaof directive not allowed in cluster mode"}
 	if e.Report() != "\n*** FATAL CONFIG FILE ERROR (Redis 7.0.15) ***\nreplicaof directive not allowed in cluster mode\n" {
 		t.Errorf("Report() = %q", e.Report())
 	}
@@ -236,13 +236,13 @@ func TestLoadConfig(t *testing.T) {
 	}
 	// Options come after a blank line: their first line is line 2.
 	_, err = LoadConfig(ParseCommandLine([]string{"--port", "x"}), nil)
-	want := &ConfigError{2, `port "x"`, "argument couldn't be parsed into an integer"}
-	var ce *ConfigError
+	want := &Error{2, `port "x"`, "argument couldn't be parsed into an integer"}
+	var ce *Error
 	if !errors.As(err, &ce) || *ce != *want {
 		t.Errorf("option error: %v", err)
 	}
 	_, err = LoadConfig(ParseCommandLine([]string{filepath.Join(dir, "none.conf")}), nil)
-	var fe *ConfigFileError
+	var fe *FileError
 	if !errors.As(err, &fe) {
 		t.Errorf("missing file: %v", err)
 	}
@@ -297,7 +297,7 @@ func TestConfigFileMatchesRedis(t *testing.T) {
 		args := []string{file, "--port", strconv.Itoa(port)}
 		cfg, err := LoadConfig(ParseCommandLine(args), nil)
 		if err != nil {
-			var ce *ConfigError
+			var ce *Error
 			if !errors.As(err, &ce) {
 				t.Fatalf("config %q: %v", tc.text, err)
 			}
@@ -311,7 +311,7 @@ func TestConfigFileMatchesRedis(t *testing.T) {
 			rc.do(t, "AUTH", cfg.RequirePass)
 		}
 		ours := map[string]string{}
-		newTestParams(cfg).get(cfgArgs("*"), func(n, v string) { ours[n] = v })
+		newTestParams(cfg).Get(cfgArgs("*"), func(n, v string) { ours[n] = v })
 		for n, v := range redisConfigGet(t, rc, "*") {
 			if n == "dir" || n == "enable-debug-command" || n == "bind" && !strings.Contains(tc.text, "bind") {
 				continue
@@ -335,7 +335,7 @@ func TestConfigFileMatchesRedis(t *testing.T) {
 	for _, args := range lines {
 		got, _ := runRedisServer(t, bin, dir, args...)
 		_, err := LoadConfig(ParseCommandLine(args), strings.NewReader(""))
-		var ce *ConfigError
+		var ce *Error
 		if !errors.As(err, &ce) {
 			t.Errorf("command line %q: no config error (%v)", args, err)
 			continue

@@ -1,6 +1,6 @@
 //go:build linux
 
-package server
+package poll
 
 import (
 	"errors"
@@ -33,7 +33,9 @@ type epollPoller struct {
 	writing  map[int]bool
 }
 
-func newPoller(spin time.Duration) (poller, error) {
+// New returns the epoll poller; spin is how long Wait polls before it
+// parks while requests arrive back to back (0: never).
+func New(spin time.Duration) (Poller, error) {
 	epfd, err := syscall.EpollCreate1(syscall.EPOLL_CLOEXEC)
 	if err != nil {
 		return nil, err
@@ -48,13 +50,13 @@ func newPoller(spin time.Duration) (poller, error) {
 	// ready): registered with the runtime's poller, the loop goroutine
 	// parks on it instead of blocking its thread in epoll_wait.
 	if err := syscall.SetNonblock(epfd, true); err != nil {
-		p.close()
+		p.Close()
 		return nil, err
 	}
 	p.ready = p.pollReady
 	p.epfile = os.NewFile(uintptr(epfd), "epoll")
 	if p.eprc, err = p.epfile.SyscallConn(); err != nil {
-		p.close()
+		p.Close()
 		return nil, err
 	}
 	// A file the runtime could not register has no deadlines: park in a
@@ -62,18 +64,18 @@ func newPoller(spin time.Duration) (poller, error) {
 	p.blocking = errors.Is(p.epfile.SetReadDeadline(time.Time{}), os.ErrNoDeadline)
 	ev := syscall.EpollEvent{Events: syscall.EPOLLIN, Fd: int32(p.wakefd)}
 	if err := syscall.EpollCtl(epfd, syscall.EPOLL_CTL_ADD, p.wakefd, &ev); err != nil {
-		p.close()
+		p.Close()
 		return nil, err
 	}
 	return p, nil
 }
 
-func (p *epollPoller) add(fd int, _ syscall.RawConn) error {
+func (p *epollPoller) Add(fd int, _ syscall.RawConn) error {
 	ev := syscall.EpollEvent{Events: syscall.EPOLLIN | syscall.EPOLLRDHUP, Fd: int32(fd)}
 	return syscall.EpollCtl(p.epfd, syscall.EPOLL_CTL_ADD, fd, &ev)
 }
 
-func (p *epollPoller) setWrite(fd int, on bool) error {
+func (p *epollPoller) SetWrite(fd int, on bool) error {
 	if p.writing[fd] == on {
 		return nil
 	}
@@ -88,12 +90,12 @@ func (p *epollPoller) setWrite(fd int, on bool) error {
 	return syscall.EpollCtl(p.epfd, syscall.EPOLL_CTL_MOD, fd, &ev)
 }
 
-func (p *epollPoller) remove(fd int) {
+func (p *epollPoller) Remove(fd int) {
 	delete(p.writing, fd)
 	syscall.EpollCtl(p.epfd, syscall.EPOLL_CTL_DEL, fd, nil)
 }
 
-func (p *epollPoller) wait(events []pollEvent, timeout time.Duration) (int, error) {
+func (p *epollPoller) Wait(events []Event, timeout time.Duration) (int, error) {
 	if cap(p.raw) < len(events) {
 		p.raw = make([]syscall.EpollEvent, len(events))
 	}
@@ -158,17 +160,17 @@ func (p *epollPoller) wait(events []pollEvent, timeout time.Duration) (int, erro
 			p.waking.Store(false)
 			continue
 		}
-		events[out] = pollEvent{
-			fd:       fd,
-			readable: ev.Events&(syscall.EPOLLIN|syscall.EPOLLRDHUP|syscall.EPOLLHUP|syscall.EPOLLERR) != 0,
-			writable: ev.Events&(syscall.EPOLLOUT|syscall.EPOLLHUP|syscall.EPOLLERR) != 0,
+		events[out] = Event{
+			Fd:       fd,
+			Readable: ev.Events&(syscall.EPOLLIN|syscall.EPOLLRDHUP|syscall.EPOLLHUP|syscall.EPOLLERR) != 0,
+			Writable: ev.Events&(syscall.EPOLLOUT|syscall.EPOLLHUP|syscall.EPOLLERR) != 0,
 		}
 		out++
 	}
 	return out, nil
 }
 
-func (p *epollPoller) wake() {
+func (p *epollPoller) Wake() {
 	if p.waking.Swap(true) {
 		return // already pending
 	}
@@ -176,7 +178,7 @@ func (p *epollPoller) wake() {
 	syscall.Write(p.wakefd, (*[8]byte)(unsafe.Pointer(&one))[:])
 }
 
-func (p *epollPoller) close() error {
+func (p *epollPoller) Close() error {
 	syscall.Close(p.wakefd)
 	if p.epfile != nil {
 		return p.epfile.Close()

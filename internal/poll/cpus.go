@@ -1,4 +1,4 @@
-package server
+package poll
 
 import (
 	"os"
@@ -8,6 +8,13 @@ import (
 	"strings"
 	"time"
 )
+
+// DefaultBusyPoll is miniwatchd's busy polling window when two CPUs or
+// more are available (BusyPollDefault): long enough to catch the next
+// request of a client that answers its reply at once, short enough that a
+// server between bursts sleeps (measured: WATCH loop of one client 1.3x
+// redis-server's commits with it, 0.9x without).
+const DefaultBusyPoll = 50 * time.Microsecond
 
 // BusyPollDefault is what cmd/miniwatchd sets Config.BusyPoll to when
 // MINIWATCHD_BUSY_POLL is not set: DefaultBusyPoll when the process may

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package server
+package poll
 
 import (
 	"sync"
@@ -16,7 +16,7 @@ import (
 // has had its turn with it, so an unread socket does not spin.
 type chanPoller struct {
 	mu      sync.Mutex
-	ready   chan pollEvent
+	ready   chan Event
 	wakeCh  chan struct{}
 	socks   map[int]*chanSock
 	pending []int // delivered by the last wait, re-armed by the next
@@ -29,15 +29,16 @@ type chanSock struct {
 	writing bool
 }
 
-func newPoller(time.Duration) (poller, error) {
+// New returns the portable poller (it never busy-polls).
+func New(time.Duration) (Poller, error) {
 	return &chanPoller{
-		ready:  make(chan pollEvent, 1024),
+		ready:  make(chan Event, 1024),
 		wakeCh: make(chan struct{}, 1),
 		socks:  map[int]*chanSock{},
 	}, nil
 }
 
-func (p *chanPoller) add(fd int, rc syscall.RawConn) error {
+func (p *chanPoller) Add(fd int, rc syscall.RawConn) error {
 	s := &chanSock{rc: rc, rearm: make(chan struct{}, 1), stop: make(chan struct{})}
 	p.mu.Lock()
 	p.socks[fd] = s
@@ -66,7 +67,7 @@ func (p *chanPoller) watch(fd int, s *chanSock, write bool) {
 		select {
 		case <-s.stop:
 			return
-		case p.ready <- pollEvent{fd: fd, readable: !write, writable: write}:
+		case p.ready <- Event{Fd: fd, Readable: !write, Writable: write}:
 		}
 		if err != nil || write {
 			return // closed socket, or a one-shot write watch
@@ -79,7 +80,7 @@ func (p *chanPoller) watch(fd int, s *chanSock, write bool) {
 	}
 }
 
-func (p *chanPoller) setWrite(fd int, on bool) error {
+func (p *chanPoller) SetWrite(fd int, on bool) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	s := p.socks[fd]
@@ -93,7 +94,7 @@ func (p *chanPoller) setWrite(fd int, on bool) error {
 	return nil
 }
 
-func (p *chanPoller) remove(fd int) {
+func (p *chanPoller) Remove(fd int) {
 	p.mu.Lock()
 	if s := p.socks[fd]; s != nil {
 		close(s.stop)
@@ -102,7 +103,7 @@ func (p *chanPoller) remove(fd int) {
 	p.mu.Unlock()
 }
 
-func (p *chanPoller) wait(events []pollEvent, timeout time.Duration) (int, error) {
+func (p *chanPoller) Wait(events []Event, timeout time.Duration) (int, error) {
 	p.mu.Lock()
 	for _, fd := range p.pending {
 		if s := p.socks[fd]; s != nil {
@@ -140,11 +141,11 @@ func (p *chanPoller) wait(events []pollEvent, timeout time.Duration) (int, error
 	}
 	p.mu.Lock()
 	for _, ev := range events[:n] {
-		if ev.readable {
-			p.pending = append(p.pending, ev.fd)
+		if ev.Readable {
+			p.pending = append(p.pending, ev.Fd)
 		}
-		if ev.writable {
-			if s := p.socks[ev.fd]; s != nil {
+		if ev.Writable {
+			if s := p.socks[ev.Fd]; s != nil {
 				s.writing = false
 			}
 		}
@@ -153,15 +154,16 @@ func (p *chanPoller) wait(events []pollEvent, timeout time.Duration) (int, error
 	return n, nil
 }
 
-func (p *chanPoller) wake() {
+func (p *chanPoller) Wake() {
 	select {
 	case p.wakeCh <- struct{}{}:
 	default:
 	}
 }
 
-func (p *chanPoller) close() error { return nil }
+func (p *chanPoller) Close() error { return nil }
 
-func rawRead(fd int, b []byte) (int, error) { return syscall.Read(fd, b) }
+// Read and Write are read(2) and write(2) on a non-blocking socket.
+func Read(fd int, b []byte) (int, error) { return syscall.Read(fd, b) }
 
-func rawWrite(fd int, b []byte) (int, error) { return syscall.Write(fd, b) }
+func Write(fd int, b []byte) (int, error) { return syscall.Write(fd, b) }

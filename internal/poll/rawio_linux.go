@@ -1,18 +1,18 @@
 //go:build linux && !race
 
-package server
+package poll
 
 import (
 	"syscall"
 	"unsafe"
 )
 
-// rawRead and rawWrite are read(2) and write(2) on a non-blocking socket
+// Read and Write are read(2) and write(2) on a non-blocking socket
 // without telling the Go scheduler a system call is under way: they never
 // block, and entersyscall/exitsyscall around each would hand the event
 // loop's processor to a spinning thread hundreds of thousands of times a
 // second.
-func rawRead(fd int, b []byte) (int, error) {
+func Read(fd int, b []byte) (int, error) {
 	if len(b) == 0 {
 		return 0, nil
 	}
@@ -23,7 +23,7 @@ func rawRead(fd int, b []byte) (int, error) {
 	return int(n), nil
 }
 
-func rawWrite(fd int, b []byte) (int, error) {
+func Write(fd int, b []byte) (int, error) {
 	if len(b) == 0 {
 		return 0, nil
 	}

@@ -1,4 +1,4 @@
-package server
+package poll
 
 import (
 	"io/fs"
@@ -90,9 +90,6 @@ func TestCgroupQuota(t *testing.T) {
 }
 
 func TestBusyPollDefault(t *testing.T) {
-	if got := DefaultConfig().BusyPoll; got != 0 {
-		t.Errorf("DefaultConfig().BusyPoll = %v, want 0 (embedded servers do not poll)", got)
-	}
 	want := DefaultBusyPoll
 	if availableCPUs(os.ReadFile) < 2 {
 		want = 0

@@ -1,4 +1,4 @@
-package server
+package poll
 
 import (
 	"net"
@@ -16,24 +16,24 @@ func TestPollerWaitTimeoutWakeAndReadable(t *testing.T) {
 }
 
 func testPollerWait(t *testing.T, spin time.Duration) {
-	p, err := newPoller(spin)
+	p, err := New(spin)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.close()
-	events := make([]pollEvent, 8)
+	defer p.Close()
+	events := make([]Event, 8)
 
 	start := time.Now()
-	if n, err := p.wait(events, 30*time.Millisecond); n != 0 || err != nil {
+	if n, err := p.Wait(events, 30*time.Millisecond); n != 0 || err != nil {
 		t.Fatalf("idle wait = %d, %v", n, err)
 	}
 	if d := time.Since(start); d < 25*time.Millisecond {
 		t.Fatalf("idle wait returned after %v, before its 30ms timeout", d)
 	}
 
-	go func() { time.Sleep(20 * time.Millisecond); p.wake() }()
+	go func() { time.Sleep(20 * time.Millisecond); p.Wake() }()
 	start = time.Now()
-	if n, err := p.wait(events, -1); n != 0 || err != nil {
+	if n, err := p.Wait(events, -1); n != 0 || err != nil {
 		t.Fatalf("woken wait = %d, %v", n, err)
 	}
 	if d := time.Since(start); d > 5*time.Second {
@@ -61,20 +61,20 @@ func testPollerWait(t *testing.T, spin time.Duration) {
 	}
 	fd := -1
 	rc.Control(func(f uintptr) { fd = int(f) })
-	if err := p.add(fd, rc); err != nil {
+	if err := p.Add(fd, rc); err != nil {
 		t.Fatal(err)
 	}
 	go func() { time.Sleep(20 * time.Millisecond); cli.Write([]byte("PING\r\n")) }()
-	n, err := p.wait(events, -1)
-	if err != nil || n != 1 || events[0].fd != fd || !events[0].readable {
+	n, err := p.Wait(events, -1)
+	if err != nil || n != 1 || events[0].Fd != fd || !events[0].Readable {
 		t.Fatalf("wait for data = %d %+v, %v", n, events[:n], err)
 	}
 	// Unread data stays ready: so says a wait whose timeout is over
 	// before it could park.
 	for _, d := range []time.Duration{0, time.Nanosecond} {
-		if n, err := p.wait(events, d); err != nil || n != 1 || events[0].fd != fd {
+		if n, err := p.Wait(events, d); err != nil || n != 1 || events[0].Fd != fd {
 			t.Fatalf("wait(%v) with unread data = %d %+v, %v", d, n, events[:n], err)
 		}
 	}
-	p.remove(fd)
+	p.Remove(fd)
 }

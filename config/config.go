@@ -1,0 +1,192 @@
+package config
+
+import (
+	"log/slog"
+	"maps"
+	"slices"
+	"time"
+)
+
+// RedisVersion is the Redis release whose parameter table, parsing rules
+// and error texts this package reproduces.
+const RedisVersion = "7.0.15"
+
+// Config holds the settings that change the server's behaviour. Field names
+// follow redis.conf; cmd/miniwatchd fills it from flags and a config file
+// (ParseConfig), CONFIG GET/SET read and write it (under the engine lock)
+// through the parameter Registry.
+//
+// The typed fields below are the parameters the server acts on (or reports
+// in INFO). Every other Redis 7.0.15 parameter is accepted, validated and
+// kept as its CONFIG GET text in Params; the table (params_*.go) marks which
+// is which.
+type Config struct {
+	Bind            []string // addresses to listen on (default 127.0.0.1)
+	Port            int      // TCP port (default 6379; 0 picks a free port)
+	Databases       int      // number of logical databases (default 16)
+	RequirePass     string   // password of the default user ("" = none)
+	MaxClients      int      // maxclients
+	Timeout         int      // idle client timeout in seconds (0 = never)
+	Hz              int      // background task frequency (active expiry), 1..500
+	ProtoMaxBulkLen int64    // largest bulk string accepted from clients
+	// EnableDebugCommand is "no", "yes" or "local" as in Redis 7.0. Unlike
+	// Redis (default "no") we default to "yes": a test double must let
+	// tests drive the clock and the expiry cycle.
+	EnableDebugCommand string
+	Logger             *slog.Logger
+	// BusyPoll is how long the event loop polls its sockets before it
+	// sleeps, while requests arrive back to back (not a Redis parameter:
+	// the MINIWATCHD_BUSY_POLL environment variable sets it; 0 disables;
+	// cmd/miniwatchd defaults it to internal/poll's BusyPollDefault;
+	// DefaultConfig to 0).
+	// Linux only.
+	BusyPoll time.Duration
+
+	// Memory limit and eviction.
+	MaxMemory                 uint64 // bytes; 0 = no limit
+	MaxMemoryPolicy           string // maxmemory-policy name, e.g. "noeviction"
+	MaxMemorySamples          int
+	MaxMemoryEvictionTenacity int // 0..100
+	LFULogFactor              int
+	LFUDecayTime              int // minutes
+
+	// NotifyKeyspaceEvents selects the keyspace notifications (K, E and the
+	// event classes); its String is what CONFIG GET prints.
+	NotifyKeyspaceEvents NotifyFlags
+
+	BusyReplyThreshold int64 // busy-reply-threshold (lua-time-limit), ms
+	ActiveExpireEffort int   // 1..10
+
+	// Persistence. Save is accepted, validated and reported only (no RDB
+	// files); the AOF settings act (aof.go).
+	Save                     []SaveParam // save points; empty = "save ''"
+	AppendOnly               bool        // log every write to the AOF
+	AppendFsync              string      // everysec, always or no
+	AppendDirName            string      // the AOF directory, inside Dir
+	AppendFilename           string      // prefix of the AOF file names
+	Dir                      string      // working directory; "" = the process's
+	AOFLoadTruncated         bool        // load an AOF whose last command is incomplete
+	AutoAOFRewritePercentage int         // rewrite when the AOF grew by this much (0: never)
+	AutoAOFRewriteMinSize    int64       // ... and is at least this big
+
+	// ClientOutputBufferLimit is indexed by OutputBufferNormal,
+	// OutputBufferReplica and OutputBufferPubSub.
+	ClientOutputBufferLimit [3]OutputBufferLimit
+	TrackingTableMaxKeys    int64
+
+	// Encoding thresholds (OBJECT ENCODING).
+	HashMaxListpackEntries int64
+	HashMaxListpackValue   int64
+	SetMaxIntsetEntries    int64
+	ZSetMaxListpackEntries int64
+	ZSetMaxListpackValue   int64
+	ListMaxListpackSize    int
+	ListCompressDepth      int
+
+	// Lazy freeing (no effect on replies; reported by CONFIG GET).
+	LazyfreeLazyEviction  bool
+	LazyfreeLazyExpire    bool
+	LazyfreeLazyServerDel bool
+	LazyfreeLazyUserDel   bool
+	LazyfreeLazyUserFlush bool
+
+	LogLevel string // debug, verbose, notice or warning
+	LogFile  string // "" = standard output
+	// Daemonize is accepted for compatibility with redis.conf files, but
+	// miniwatchd never forks into the background.
+	Daemonize bool
+
+	// Params holds the CONFIG GET text of every parameter without a typed
+	// field whose value differs from its default, keyed by primary name.
+	// Treat it as read-only: the parser and the registry copy it before
+	// they change it.
+	Params map[string]string
+}
+
+// SaveParam is one "save <seconds> <changes>" point.
+type SaveParam struct {
+	Seconds int64
+	Changes int
+}
+
+// OutputBufferLimit is one client class of client-output-buffer-limit.
+type OutputBufferLimit struct {
+	Hard, Soft  uint64 // bytes; 0 = no limit
+	SoftSeconds int64
+}
+
+// Client classes of ClientOutputBufferLimit, in Redis's order.
+const (
+	OutputBufferNormal = iota
+	OutputBufferReplica
+	OutputBufferPubSub
+)
+
+// DefaultConfig returns the defaults of redis-server 7.0.15 started without
+// a config file, except Bind (127.0.0.1 instead of "* -::*") and
+// EnableDebugCommand (see above).
+func DefaultConfig() Config {
+	return Config{
+		Bind:               []string{"127.0.0.1"},
+		Port:               6379,
+		Databases:          16,
+		MaxClients:         10000,
+		Hz:                 10,
+		ProtoMaxBulkLen:    512 << 20,
+		EnableDebugCommand: "yes",
+
+		MaxMemoryPolicy:           "noeviction",
+		MaxMemorySamples:          5,
+		MaxMemoryEvictionTenacity: 10,
+		LFULogFactor:              10,
+		LFUDecayTime:              1,
+		BusyReplyThreshold:        5000,
+		ActiveExpireEffort:        1,
+
+		Save:                     []SaveParam{{3600, 1}, {300, 100}, {60, 10000}},
+		AppendFsync:              "everysec",
+		AppendDirName:            "appendonlydir",
+		AppendFilename:           "appendonly.aof",
+		AOFLoadTruncated:         true,
+		AutoAOFRewritePercentage: 100,
+		AutoAOFRewriteMinSize:    64 << 20,
+
+		ClientOutputBufferLimit: [3]OutputBufferLimit{
+			{0, 0, 0},
+			{256 << 20, 64 << 20, 60},
+			{32 << 20, 8 << 20, 60},
+		},
+		TrackingTableMaxKeys: 1000000,
+
+		HashMaxListpackEntries: 512,
+		HashMaxListpackValue:   64,
+		SetMaxIntsetEntries:    512,
+		ZSetMaxListpackEntries: 128,
+		ZSetMaxListpackValue:   64,
+		ListMaxListpackSize:    -2,
+
+		LogLevel: "notice",
+	}
+}
+
+// SlogLevel maps LogLevel to a log/slog level: debug and verbose below
+// Info, notice is Info, warning is Warn.
+func (c *Config) SlogLevel() slog.Level {
+	switch c.LogLevel {
+	case "debug":
+		return slog.LevelDebug - 4
+	case "verbose":
+		return slog.LevelDebug
+	case "warning":
+		return slog.LevelWarn
+	}
+	return slog.LevelInfo
+}
+
+// Clone returns a copy of c that shares no slice or map with it.
+func (c Config) Clone() Config {
+	c.Bind = slices.Clone(c.Bind)
+	c.Save = slices.Clone(c.Save)
+	c.Params = maps.Clone(c.Params)
+	return c
+}
