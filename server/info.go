@@ -14,7 +14,7 @@ import (
 // field names. Fields that describe machinery we do not have (forks,
 // replication links, jemalloc) report what an idle Redis reports.
 
-func init() { registerFamily([]commandDef{{"info", cmdInfo}}) }
+var infoCommands = []commandDef{{"info", cmdInfo}}
 
 // infoSections lists the sections in Redis's order; "default" ones are
 // printed for INFO without arguments.
@@ -36,10 +36,6 @@ var infoSections = []struct {
 	{"cluster", true, func(_ *Server, b *strings.Builder) { b.WriteString("cluster_enabled:0\r\n") }},
 	{"keyspace", true, (*Server).infoKeyspace},
 }
-
-// infoExtra lets subsystems append fields to a section (for example
-// "stats" gains pubsub counters); each returns "name:value\r\n" lines.
-var infoExtra = map[string][]func(s *Server, b *strings.Builder){}
 
 func cmdInfo(c *client, args [][]byte) {
 	c.w.Verbatim("txt", c.srv.infoLocked(args[1:]))
@@ -73,7 +69,7 @@ func (s *Server) infoLocked(args [][]byte) string {
 		first = false
 		b.WriteString("# " + strings.ToUpper(sec.name[:1]) + sec.name[1:] + "\r\n")
 		sec.fn(s, &b)
-		for _, fn := range infoExtra[sec.name] {
+		for _, fn := range s.hooks.info[sec.name] {
 			fn(s, &b)
 		}
 	}
@@ -126,15 +122,8 @@ func (s *Server) infoClients(b *strings.Builder) {
 	field(b, "clients_in_timeout_table", s.clientsInTimeoutTableLocked())
 }
 
-// blockedClientsHook is set by the blocking subsystem.
-var blockedClientsHook func(s *Server) int
-
-func (s *Server) blockedClientsLocked() int {
-	if blockedClientsHook == nil {
-		return 0
-	}
-	return blockedClientsHook(s)
-}
+// blockedClientsLocked is INFO's blocked_clients.
+func (s *Server) blockedClientsLocked() int { return s.blk.blocked }
 
 // infoMemory reports the Go heap in Redis's memory fields, in Redis's
 // order. Fields about machinery miniwatchd does not have (replication
