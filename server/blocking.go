@@ -28,7 +28,7 @@ import (
 // and it then flushes the reply and processes what it received meanwhile.
 //
 // Disconnecting removes a blocked client from every structure
-// (clientFreeHooks). Timeouts live in a heap driven by the server clock
+// (hooks.clientFree). Timeouts live in a heap driven by the server clock
 // (blocking_timeout.go).
 
 // blockKind is the type of data a blocked client waits for (Redis's btype).

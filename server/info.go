@@ -128,7 +128,7 @@ func (s *Server) blockedClientsLocked() int { return s.blk.blocked }
 // infoMemory reports the Go heap in Redis's memory fields, in Redis's
 // order. Fields about machinery miniwatchd does not have (replication
 // buffers, AOF, defrag, lazy free) report what an idle Redis reports; the
-// script and function fields come from those subsystems (infoExtra).
+// script and function fields come from those subsystems (hooks.info).
 func (s *Server) infoMemory(b *strings.Builder) {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
@@ -232,13 +232,13 @@ func (s *Server) infoPersistence(b *strings.Builder) {
 	field(b, "rdb_bgsave_in_progress", 0)
 	field(b, "rdb_last_save_time", s.startTime.Unix())
 	field(b, "rdb_last_bgsave_status", "ok")
-	// The AOF fields follow (aof.go's infoAOF, through infoExtra).
+	// The AOF fields follow (aof_info.go's infoAOF, through hooks.info).
 }
 
 // infoStats reports Redis's stats fields in Redis's order; counters of
 // machinery miniwatchd does not have (replication, forks, defrag, tracking,
 // threaded I/O) stay 0, and the pub/sub counters come from that subsystem
-// (infoExtra).
+// (hooks.info).
 func (s *Server) infoStats(b *strings.Builder) {
 	st := &s.ks.Stats
 	field(b, "total_connections_received", s.stats.totalConnections.Load())

@@ -69,7 +69,7 @@ type hooks struct {
 	// call (dispatch.go callTimed), after the command's proc.
 	afterCall []func(s *Server, c *client, cmd *command, args [][]byte)
 
-	// The db write choke point (observer.go), in the order db signals.
+	// The db write choke point (observer.go: db.Observer).
 	keyModified []func(s *Server, d *db.DB, key string)              // signalModifiedKey
 	keyEvent    []func(s *Server, d *db.DB, ev db.Event, key string) // notifyKeyspaceEvent
 	keyReady    []func(s *Server, d *db.DB, key string, t db.Type)   // signalKeyAsReady
@@ -117,9 +117,9 @@ type hooks struct {
 	// The AOF rewrite (aof_rewrite.go). rewriteValue appends the commands
 	// that rebuild one value of a type other than string (Redis's
 	// rewriteListObject, rewriteSetObject, ...): at most rewriteItemsLimit
-	// elements per command, v being the value db.KeyView.Obj holds; it
-	// runs in the rewrite goroutine, and a rewrite that meets a type with
-	// none fails. rewriteGlobals append the commands that rebuild
+	// elements per command, v being the value db.KeyView.Obj holds (under
+	// the engine lock, a chunk of keys at a time); a rewrite that meets a
+	// type with none fails. rewriteGlobals append the commands that rebuild
 	// server-wide state other than keys (as Redis's rewriteFunctions), under
 	// the engine lock in the rewrite's final step, so the base holds that
 	// state as it is at the switch to the new incremental file.
@@ -140,8 +140,8 @@ type hooks struct {
 func (s *Server) wire() {
 	h := &s.hooks
 
-	// initServer: the AOF's state and its CONFIG SET hooks, then maxmemory
-	// (the startup heap is measured once the AOF state exists).
+	// initServer: the AOF's state and its CONFIG SET hooks, then the
+	// startup heap and maxmemory's.
 	h.start = append(h.start,
 		(*Server).aofStartLocked,    // aof.go
 		(*Server).memoryStartLocked, // memory.go
@@ -181,18 +181,18 @@ func (s *Server) wire() {
 	// before subscribers are sent "expired" or "evicted".
 	h.keyModified = append(h.keyModified,
 		rewriteKeyModified,  // aof_rewrite.go: the rewrite re-copies the key
-		trackingKeyModified, // pubsub_hooks.go: trackingInvalidateKey
+		trackingKeyModified, // tracking.go: trackingInvalidateKey
 	)
 	h.keyEvent = append(h.keyEvent,
 		aofKeyEvent,         // aof_propagate.go: expiries and evictions logged as DEL/UNLINK
-		notifyKeyspaceEvent, // pubsub_hooks.go: __keyspace@/__keyevent@ messages
+		notifyKeyspaceEvent, // notify.go: __keyspace@/__keyevent@ messages
 	)
 	h.keyReady = append(h.keyReady,
 		blockingKeyReady, // blocking.go: signalKeyAsReady
 	)
 	h.flushed = append(h.flushed,
 		rewriteFlushed,  // aof_rewrite.go
-		trackingFlushed, // pubsub_hooks.go: trackingInvalidateKeysOnFlush
+		trackingFlushed, // tracking.go: trackingInvalidateKeysOnFlush
 	)
 	h.swapped = append(h.swapped,
 		rewriteSwapped,  // aof_rewrite.go
@@ -201,9 +201,10 @@ func (s *Server) wire() {
 
 	// After a top-level command: clients blocked on keys that became ready
 	// are served (processCommand's handleClientsBlockedOnKeys), then the
-	// invalidations held back during the command are sent (Redis sends them
-	// in call()'s afterCommand, before serving blocked clients; here they
-	// also cover the keys the served clients changed).
+	// invalidations held back during the command are sent. (Redis 7.0
+	// sends them in call()'s afterCommand, before processCommand serves
+	// blocked clients; this order is the one the init() registrations gave,
+	// kept as it was.)
 	h.afterCommand = append(h.afterCommand,
 		(*Server).handleClientsBlockedOnKeysLocked, // blocking.go
 		(*Server).flushPendingInvalidationsLocked,  // tracking.go
