@@ -464,9 +464,13 @@ func (s *Server) writeBaseNowLocked(name string) error {
 	return nil
 }
 
+// rewriteValueFunc appends the commands that rebuild value v of key
+// (hooks.rewriteValue holds one per type other than string).
+type rewriteValueFunc func(b []byte, key string, v any) []byte
+
 // emitKey serializes one key: its value (with values, the rewriters of
 // the types other than string), then PEXPIREAT if it has a TTL.
-func (rw *rewriteJob) emitKey(values map[db.Type]func(b []byte, key string, v any) []byte, dbID int, kv db.KeyView) {
+func (rw *rewriteJob) emitKey(values map[db.Type]rewriteValueFunc, dbID int, kv db.KeyView) {
 	rw.selectDB(dbID)
 	switch kv.Type {
 	case db.TypeString:

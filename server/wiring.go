@@ -123,7 +123,7 @@ type hooks struct {
 	// server-wide state other than keys (as Redis's rewriteFunctions), under
 	// the engine lock in the rewrite's final step, so the base holds that
 	// state as it is at the switch to the new incremental file.
-	rewriteValue   map[db.Type]func(b []byte, key string, v any) []byte
+	rewriteValue   map[db.Type]rewriteValueFunc
 	rewriteGlobals []func(s *Server, b []byte) []byte
 
 	// Close (server.go), without the engine lock, after every client and
@@ -263,7 +263,7 @@ func (s *Server) wire() {
 
 	// rewriteAppendOnlyFileRio: one rewriter per type (strings are the
 	// rewrite's own); no server-wide state yet.
-	h.rewriteValue = map[db.Type]func(b []byte, key string, v any) []byte{
+	h.rewriteValue = map[db.Type]rewriteValueFunc{
 		db.TypeList: rewriteList, // aof_rewrite_types.go
 		db.TypeSet:  rewriteSet,
 		db.TypeHash: rewriteHash,
