@@ -60,21 +60,16 @@ type aofState struct {
 	wg              sync.WaitGroup // the rewrite goroutine
 }
 
-func init() {
-	startHooks = append(startHooks, func(s *Server) {
-		s.aof.selected = -1
-		s.aof.lastRewriteOK = true
-		s.aof.lastRewriteSecs = -1
-		s.params.onApply((*Server).applyAppendOnlyLocked, "appendonly")
-		s.params.onApply((*Server).applyAppendFsyncLocked, "appendfsync")
-	})
-	loadHooks = append(loadHooks, (*Server).openAOFOnStartLocked)
-	cronHooks = append(cronHooks, (*Server).aofCronLocked)
-	shutdownHooks = append(shutdownHooks, (*Server).aofShutdownLocked)
-	closeHooks = append(closeHooks, (*Server).closeAOF)
-	registerPreCallCheck(checkOrderDisk, aofDiskCheck)
-	infoExtra["persistence"] = append(infoExtra["persistence"], (*Server).infoAOF)
-	registerFamily([]commandDef{{"bgrewriteaof", cmdBGRewriteAOF}})
+var aofCommands = []commandDef{{"bgrewriteaof", cmdBGRewriteAOF}}
+
+// aofStartLocked sets the AOF's initial state and its CONFIG SET hooks
+// (a start hook).
+func (s *Server) aofStartLocked() {
+	s.aof.selected = -1
+	s.aof.lastRewriteOK = true
+	s.aof.lastRewriteSecs = -1
+	s.params.onApply((*Server).applyAppendOnlyLocked, "appendonly")
+	s.params.onApply((*Server).applyAppendFsyncLocked, "appendfsync")
 }
 
 // aofPaths fixes the directory and file prefix from the configuration.
@@ -140,7 +135,7 @@ func (s *Server) openAOFOnStartLocked() error {
 	if m.Base != nil {
 		s.aof.rewriteBaseSize = s.aofFileSize(m.Base.Name)
 	}
-	s.aof.log = aof.NewLog(wrapAOFFile(f), fi.Size(), aof.ParsePolicy(s.cfg.AppendFsync))
+	s.aof.log = aof.NewLog(s.wrapAOFFile(f), fi.Size(), aof.ParsePolicy(s.cfg.AppendFsync))
 	s.aof.mode = aofOn
 	s.aof.prop.on = true
 	s.aof.selected = -1

@@ -51,19 +51,21 @@ func (f *aofFaultFile) set(fn func(f *aofFaultFile)) {
 	f.mu.Unlock()
 }
 
-// aofInstallFaults makes every incremental file opened from now on a
-// aofFaultFile; it returns a function giving the latest one.
-func aofInstallFaults(t *testing.T) func() *aofFaultFile {
+// aofInstallFaults returns a prepare function for startAOFServer that
+// makes every incremental file the server opens an aofFaultFile, and a
+// function giving the latest one.
+func aofInstallFaults() (prepare func(s *Server), current func() *aofFaultFile) {
 	var mu sync.Mutex
 	var last *aofFaultFile
-	aofFileHook = func(f aof.File) aof.File {
-		mu.Lock()
-		defer mu.Unlock()
-		last = &aofFaultFile{File: f}
-		return last
+	prepare = func(s *Server) {
+		s.hooks.aofFile = func(f aof.File) aof.File {
+			mu.Lock()
+			defer mu.Unlock()
+			last = &aofFaultFile{File: f}
+			return last
+		}
 	}
-	t.Cleanup(func() { aofFileHook = nil })
-	return func() *aofFaultFile {
+	return prepare, func() *aofFaultFile {
 		mu.Lock()
 		defer mu.Unlock()
 		return last
@@ -92,8 +94,8 @@ func (tc *aofConn) send(args ...string) {
 // writer nor a reader that could see the write gets a reply while the
 // fsync of that write is running.
 func TestAlwaysNoReplyBeforeFsync(t *testing.T) {
-	current := aofInstallFaults(t)
-	s := startAOFServer(t, aofTestConfig(t.TempDir(), "always"))
+	faults, current := aofInstallFaults()
+	s := startAOFServer(t, aofTestConfig(t.TempDir(), "always"), faults)
 	w, r := dialAOF(t, s), dialAOF(t, s)
 	w.must("SET", "warm", "up")
 	gate := make(chan struct{})
@@ -121,9 +123,9 @@ func TestAlwaysNoReplyBeforeFsync(t *testing.T) {
 // the writer MISCONF instead of OK and closes its connection; writes are
 // refused until the disk recovers; the write is then persisted.
 func TestAlwaysWriteErrorIsNotAcknowledged(t *testing.T) {
-	current := aofInstallFaults(t)
+	faults, current := aofInstallFaults()
 	dir := t.TempDir()
-	s := startAOFServer(t, aofTestConfig(dir, "always"))
+	s := startAOFServer(t, aofTestConfig(dir, "always"), faults)
 	tc := dialAOF(t, s)
 	tc.must("SET", "ok", "1")
 	current().set(func(f *aofFaultFile) { f.writeErr = syscall.ENOSPC })
@@ -158,8 +160,8 @@ func TestAlwaysWriteErrorIsNotAcknowledged(t *testing.T) {
 // to the write that failed, then refuses writes (and PING, and EXEC of a
 // transaction with writes) with MISCONF until a write succeeds again.
 func TestEverySecWriteErrorRefusesWrites(t *testing.T) {
-	current := aofInstallFaults(t)
-	s := startAOFServer(t, aofTestConfig(t.TempDir(), "everysec"))
+	faults, current := aofInstallFaults()
+	s := startAOFServer(t, aofTestConfig(t.TempDir(), "everysec"), faults)
 	tc := dialAOF(t, s)
 	current().set(func(f *aofFaultFile) { f.writeErr = syscall.EIO })
 	if r := tc.must("SET", "a", "1"); r != "OK" {
@@ -193,9 +195,9 @@ func TestEverySecWriteErrorRefusesWrites(t *testing.T) {
 // always nothing more is acknowledged (the kernel may have dropped the
 // pages); turning the AOF off and on again writes a fresh base.
 func TestAlwaysFsyncErrorIsFatalUntilReopened(t *testing.T) {
-	current := aofInstallFaults(t)
+	faults, current := aofInstallFaults()
 	dir := t.TempDir()
-	s := startAOFServer(t, aofTestConfig(dir, "always"))
+	s := startAOFServer(t, aofTestConfig(dir, "always"), faults)
 	tc := dialAOF(t, s)
 	current().set(func(f *aofFaultFile) { f.syncErr = syscall.EIO })
 	if err, ok := tc.do("SET", "a", "1").(error); !ok || !strings.HasPrefix(err.Error(), "MISCONF") {
@@ -257,10 +259,10 @@ func TestInfoPersistenceAOFFields(t *testing.T) {
 func TestShutdownAndCloseFsync(t *testing.T) {
 	for _, how := range []string{"SHUTDOWN", "SHUTDOWN NOSAVE", "SHUTDOWN SAVE", "Close"} {
 		t.Run(how, func(t *testing.T) {
-			current := aofInstallFaults(t)
+			faults, current := aofInstallFaults()
 			dir := t.TempDir()
 			cfg := aofTestConfig(dir, "no")
-			s := startAOFServer(t, cfg)
+			s := startAOFServer(t, cfg, faults)
 			tc := dialAOF(t, s)
 			tc.must("SET", "k", "v")
 			if n := current().syncs(); n != 0 {

@@ -33,10 +33,14 @@ func aofTestConfig(dir string, fsync string) Config {
 }
 
 // startAOFServer starts an in-process server for cfg; it is closed when the
-// test ends.
-func startAOFServer(t *testing.T, cfg Config) *Server {
+// test ends. prepare, if given, sets test seams before the AOF opens.
+func startAOFServer(t *testing.T, cfg Config, prepare ...func(s *Server)) *Server {
 	t.Helper()
-	s, err := Start(cfg)
+	var p func(s *Server)
+	if len(prepare) > 0 {
+		p = prepare[0]
+	}
+	s, err := start(cfg, p)
 	if err != nil {
 		t.Fatalf("Start: %v", err)
 	}

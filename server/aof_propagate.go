@@ -242,7 +242,3 @@ func aofKeyEvent(s *Server, d *db.DB, ev db.Event, key string) {
 	s.aof.log.Append(out)
 	p.out = out[:0]
 }
-
-func init() {
-	keyEventHooks = append(keyEventHooks, aofKeyEvent)
-}

@@ -16,10 +16,6 @@ import (
 // While the log is failing, write commands are refused with Redis's MISCONF
 // error.
 
-func init() {
-	beforeSleepHooks = append(beforeSleepHooks, (*Server).aofBeforeSleepLocked)
-}
-
 // aofBeforeSleepLocked writes (and under always fsyncs) what the round
 // logged, before the round's replies are written. If the bytes cannot be
 // made durable (appendfsync always and a failed write or fsync), the
@@ -74,13 +70,11 @@ func aofDiskCheck(s *Server, c *client, cmd *command) protocol.Error {
 	return aofWriteError(err)
 }
 
-// aofFileHook, when set (tests only), wraps every incremental file the log
-// writes to, to inject write and fsync failures or delays.
-var aofFileHook func(f aof.File) aof.File
-
-func wrapAOFFile(f *os.File) aof.File {
-	if aofFileHook != nil {
-		return aofFileHook(aof.OSFile(f))
+// wrapAOFFile makes f an aof.File, wrapped by the aofFile test seam when
+// a test set one.
+func (s *Server) wrapAOFFile(f *os.File) aof.File {
+	if s.hooks.aofFile != nil {
+		return s.hooks.aofFile(aof.OSFile(f))
 	}
 	return aof.OSFile(f)
 }

@@ -51,26 +51,6 @@ var (
 	errRewriteRunning = errors.New("Background append only file rewriting already in progress")
 )
 
-// rewriteTypes append the commands that rebuild one value of a type other
-// than string (Redis's rewriteListObject, rewriteSetObject, ...): at most
-// rewriteItemsLimit elements per command (RPUSH, SADD, ZADD, HMSET ...),
-// written with aof.AppendArray / AppendBulk. v is the value db.KeyView.Obj
-// holds. Value families register theirs from init with registerRewriteType;
-// a rewrite that meets a type with none fails.
-var rewriteTypes = map[db.Type]func(b []byte, key string, v any) []byte{}
-
-// registerRewriteType sets the rewriter of type t.
-func registerRewriteType(t db.Type, fn func(b []byte, key string, v any) []byte) {
-	rewriteTypes[t] = fn
-}
-
-// rewriteGlobals append the commands that rebuild server-wide state other
-// than keys (the functions subsystem: one FUNCTION LOAD per library, as
-// Redis's rewriteFunctions). They run under the engine lock in the
-// rewrite's final step, so the base holds that state as it is at the
-// switch to the new incremental file, whatever changed during the rewrite.
-var rewriteGlobals []func(s *Server, b []byte) []byte
-
 // rewriteJob is one rewrite. Fields marked engine are guarded by the
 // engine lock; the others belong to the rewrite goroutine.
 type rewriteJob struct {
@@ -108,12 +88,6 @@ type touchedKey struct {
 type walkPos struct {
 	cur  uint64
 	done bool
-}
-
-func init() {
-	keyModifiedHooks = append(keyModifiedHooks, rewriteKeyModified)
-	flushedHooks = append(flushedHooks, rewriteFlushed)
-	swappedHooks = append(swappedHooks, rewriteSwapped)
 }
 
 func cmdBGRewriteAOF(c *client, args [][]byte) {
@@ -228,16 +202,11 @@ func (s *Server) rewrite(rw *rewriteJob) error {
 		if err := rw.writeBase(buf); err != nil {
 			return err
 		}
-		if rewriteStepHook != nil {
-			rewriteStepHook()
+		if step := s.hooks.rewriteStep; step != nil {
+			step()
 		}
 	}
 }
-
-// rewriteStepHook, when set (tests only), runs after each chunk the
-// rewrite wrote, without the engine lock: tests pause the rewrite there to
-// interleave writes deterministically.
-var rewriteStepHook func()
 
 // prepareRewrite creates the temporary base file and the incremental file
 // the log will switch to. When the AOF is on, that file is listed in the
@@ -297,7 +266,7 @@ func (rw *rewriteJob) nextWalk() int {
 // rewriteWalkChunkLocked serializes the next chunk of database i.
 func (s *Server) rewriteWalkChunkLocked(rw *rewriteJob, i int) {
 	w := &rw.walk[i]
-	w.cur = s.ks.DB(i).Walk(w.cur, rewriteChunkKeys, func(kv db.KeyView) { rw.emitKey(i, kv) })
+	w.cur = s.ks.DB(i).Walk(w.cur, rewriteChunkKeys, func(kv db.KeyView) { rw.emitKey(s.hooks.rewriteValue, i, kv) })
 	if w.cur == 0 {
 		w.done = true
 	}
@@ -311,7 +280,7 @@ func (s *Server) rewriteKeysLocked(rw *rewriteJob, keys []touchedKey) {
 		rw.buf = aof.AppendBulk(rw.buf, propDEL)
 		rw.buf = aof.AppendBulkString(rw.buf, k.key)
 		if kv, ok := s.ks.DB(k.db).View(k.key); ok {
-			rw.emitKey(k.db, kv)
+			rw.emitKey(s.hooks.rewriteValue, k.db, kv)
 		}
 	}
 }
@@ -323,7 +292,7 @@ func (s *Server) finalRewriteStepLocked(rw *rewriteJob) {
 	rw.pass = rw.takeTouched(rw.pass[:0])
 	s.rewriteKeysLocked(rw, rw.pass)
 	rw.pass = nil
-	for _, fn := range rewriteGlobals {
+	for _, fn := range s.hooks.rewriteGlobals {
 		rw.buf = fn(s, rw.buf)
 	}
 	rw.tracking = false
@@ -333,11 +302,11 @@ func (s *Server) finalRewriteStepLocked(rw *rewriteJob) {
 		s.flushUnitLocked()
 		st := s.aof.log.Stats()
 		s.aof.otherSize += st.FileSize + st.Pending
-		s.aof.log.Rotate(wrapAOFFile(rw.incrFile), 0)
+		s.aof.log.Rotate(s.wrapAOFFile(rw.incrFile), 0)
 		s.aof.selected = -1
 		rw.rotated = true
 	case rw.initial && s.aof.mode == aofWaitRewrite:
-		s.aof.log = aof.NewLog(wrapAOFFile(rw.incrFile), 0, aof.ParsePolicy(s.cfg.AppendFsync))
+		s.aof.log = aof.NewLog(s.wrapAOFFile(rw.incrFile), 0, aof.ParsePolicy(s.cfg.AppendFsync))
 		s.aof.prop.on = true
 		s.aof.selected = -1
 		rw.rotated = true
@@ -437,7 +406,7 @@ func (s *Server) finishRewriteLocked(rw *rewriteJob, err error) {
 			s.flushUnitLocked()
 			st := s.aof.log.Stats()
 			s.aof.otherSize += st.FileSize + st.Pending
-			s.aof.log.Rotate(wrapAOFFile(rw.incrFile), 0)
+			s.aof.log.Rotate(s.wrapAOFFile(rw.incrFile), 0)
 			s.aof.selected = -1
 		} else {
 			rw.incrFile.Close()
@@ -466,7 +435,7 @@ func (s *Server) writeBaseNowLocked(name string) error {
 	for i := rw.nextWalk(); i >= 0; i = rw.nextWalk() {
 		s.rewriteWalkChunkLocked(rw, i)
 	}
-	for _, fn := range rewriteGlobals {
+	for _, fn := range s.hooks.rewriteGlobals {
 		rw.buf = fn(s, rw.buf)
 	}
 	if rw.err != nil {
@@ -495,8 +464,13 @@ func (s *Server) writeBaseNowLocked(name string) error {
 	return nil
 }
 
-// emitKey serializes one key: its value, then PEXPIREAT if it has a TTL.
-func (rw *rewriteJob) emitKey(dbID int, kv db.KeyView) {
+// rewriteValueFunc appends the commands that rebuild value v of key
+// (hooks.rewriteValue holds one per type other than string).
+type rewriteValueFunc func(b []byte, key string, v any) []byte
+
+// emitKey serializes one key: its value (with values, the rewriters of
+// the types other than string), then PEXPIREAT if it has a TTL.
+func (rw *rewriteJob) emitKey(values map[db.Type]rewriteValueFunc, dbID int, kv db.KeyView) {
 	rw.selectDB(dbID)
 	switch kv.Type {
 	case db.TypeString:
@@ -505,7 +479,7 @@ func (rw *rewriteJob) emitKey(dbID int, kv db.KeyView) {
 		rw.buf = aof.AppendBulkString(rw.buf, kv.Key)
 		rw.buf = aof.AppendBulk(rw.buf, kv.Str)
 	default:
-		fn := rewriteTypes[kv.Type]
+		fn := values[kv.Type]
 		if fn == nil {
 			if rw.err == nil {
 				rw.err = fmt.Errorf("no AOF rewrite for keys of type %s (key %q)", kv.Type, kv.Key)

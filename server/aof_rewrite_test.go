@@ -80,8 +80,7 @@ func TestBGRewriteAOFUnderLoad(t *testing.T) {
 		setup.must("SET", "pre"+strconv.Itoa(i), strconv.Itoa(i))
 	}
 	var steps atomic.Int64
-	rewriteStepHook = func() { steps.Add(1); time.Sleep(time.Millisecond) }
-	t.Cleanup(func() { rewriteStepHook = nil })
+	s.hooks.rewriteStep = func() { steps.Add(1); time.Sleep(time.Millisecond) }
 
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
@@ -175,10 +174,9 @@ func TestRewriteWholeDatabaseEvents(t *testing.T) {
 			tc.must("SELECT", "0")
 			paused, resume := make(chan struct{}), make(chan struct{})
 			var once sync.Once
-			rewriteStepHook = func() {
+			s.hooks.rewriteStep = func() {
 				once.Do(func() { close(paused); <-resume })
 			}
-			t.Cleanup(func() { rewriteStepHook = nil })
 			tc.must("BGREWRITEAOF")
 			<-paused
 			switch event {
@@ -217,8 +215,7 @@ func TestBGRewriteAOFReplies(t *testing.T) {
 	tc.must("SET", "k", "v")
 	paused, resume := make(chan struct{}), make(chan struct{})
 	var once sync.Once
-	rewriteStepHook = func() { once.Do(func() { close(paused); <-resume }) }
-	t.Cleanup(func() { rewriteStepHook = nil })
+	s.hooks.rewriteStep = func() { once.Do(func() { close(paused); <-resume }) }
 	tc.must("BGREWRITEAOF")
 	<-paused
 	if err, ok := tc.do("BGREWRITEAOF").(error); !ok || err.Error() != "ERR Background append only file rewriting already in progress" {
@@ -229,7 +226,7 @@ func TestBGRewriteAOFReplies(t *testing.T) {
 	}
 	close(resume)
 	aofWaitRewriteDone(t, tc)
-	rewriteStepHook = nil
+	s.hooks.rewriteStep = nil
 	tc.must("MULTI")
 	tc.must("BGREWRITEAOF")
 	if r := tc.must("EXEC").([]any); r[0] != "Background append only file rewriting scheduled" {
@@ -332,8 +329,7 @@ func TestShutdownDuringFirstBase(t *testing.T) {
 	}
 	paused, resume := make(chan struct{}), make(chan struct{})
 	var once sync.Once
-	rewriteStepHook = func() { once.Do(func() { close(paused); <-resume }) }
-	t.Cleanup(func() { rewriteStepHook = nil })
+	s.hooks.rewriteStep = func() { once.Do(func() { close(paused); <-resume }) }
 	tc.must("CONFIG", "SET", "appendonly", "yes")
 	<-paused
 	if err, ok := tc.do("SHUTDOWN").(error); !ok || err.Error() != "ERR Errors trying to SHUTDOWN. Check logs." {

@@ -11,13 +11,6 @@ import (
 // (Redis's rewriteListObject, rewriteSetObject, rewriteHashObject,
 // rewriteSortedSetObject).
 
-func init() {
-	registerRewriteType(db.TypeList, rewriteList)
-	registerRewriteType(db.TypeSet, rewriteSet)
-	registerRewriteType(db.TypeHash, rewriteHash)
-	registerRewriteType(db.TypeZSet, rewriteZSet)
-}
-
 // itemBatch writes the header of each command of a variadic rewrite: a
 // new "name key" header every rewriteItemsLimit items, each item being
 // width arguments.

@@ -28,7 +28,7 @@ import (
 // and it then flushes the reply and processes what it received meanwhile.
 //
 // Disconnecting removes a blocked client from every structure
-// (clientFreeHooks). Timeouts live in a heap driven by the server clock
+// (hooks.clientFree). Timeouts live in a heap driven by the server clock
 // (blocking_timeout.go).
 
 // blockKind is the type of data a blocked client waits for (Redis's btype).
@@ -57,10 +57,8 @@ func kindForType(t db.Type) blockKind {
 // the command's reply (or error) into c.w. served is false, with nothing
 // written, if the key turned out to hold no such data (the client then stays
 // blocked); deleted reports that the key was deleted, so no later client can
-// be served from it. The family files register one per kind in init.
+// be served from it. hooks.serveBlocked (wiring.go) holds one per kind.
 type blockServeFunc func(s *Server, c *client, d *db.DB, key string) (served, deleted bool)
-
-var blockServers [numBlockKinds]blockServeFunc
 
 // blockOp selects the command a blocked client runs when it is served.
 type blockOp uint8
@@ -163,25 +161,23 @@ type blockingState struct {
 	kick    chan struct{}
 }
 
-func init() {
-	keyReadyHooks = append(keyReadyHooks, func(s *Server, d *db.DB, key string, t db.Type) {
-		s.signalKeyAsReadyLocked(d.ID(), key, t)
-	})
-	afterCommandHooks = append(afterCommandHooks, (*Server).handleClientsBlockedOnKeysLocked)
-	clientFreeHooks = append(clientFreeHooks, func(s *Server, c *client) {
-		if c.blocked != nil {
-			s.unblockClientLocked(c)
-		}
-	})
-	swappedHooks = append(swappedHooks, func(s *Server, a, b int) {
-		s.scanForReadyKeysLocked(a)
-		s.scanForReadyKeysLocked(b)
-	})
-	blockedClientsHook = func(s *Server) int { return s.blk.blocked }
-	prevExempt := clientTimeoutExempt
-	clientTimeoutExempt = func(c *client) bool {
-		return c.blocked != nil || (prevExempt != nil && prevExempt(c))
+// blockingKeyReady is the choke point's ready hook: a key that may serve
+// blocked clients was written (Redis's signalKeyAsReady).
+func blockingKeyReady(s *Server, d *db.DB, key string, t db.Type) {
+	s.signalKeyAsReadyLocked(d.ID(), key, t)
+}
+
+// blockingClientFree unblocks a client being freed.
+func blockingClientFree(s *Server, c *client) {
+	if c.blocked != nil {
+		s.unblockClientLocked(c)
 	}
+}
+
+// blockingSwapped looks for ready keys in both databases SWAPDB exchanged.
+func blockingSwapped(s *Server, a, b int) {
+	s.scanForReadyKeysLocked(a)
+	s.scanForReadyKeysLocked(b)
 }
 
 // blockingDBLocked returns database i's bookkeeping, creating the tables on
@@ -332,7 +328,7 @@ func (s *Server) handleClientsBlockedOnKeysLocked() {
 			s.ks.SetTime(s.clock.UnixMilli()) // Redis's updateCachedTime before each key
 			d := s.ks.DB(rk.dbIndex)
 			kind := kindForType(d.ReadyType(rk.key))
-			if kind == blockNone || blockServers[kind] == nil {
+			if kind == blockNone || s.hooks.serveBlocked[kind] == nil {
 				continue
 			}
 			if wl := bdb.keys[rk.key]; wl != nil {
@@ -358,7 +354,7 @@ func (s *Server) serveWaitListLocked(d *db.DB, wl *waitList, kind blockKind) {
 		case c.killed.Load():
 			s.unblockClientLocked(c) // being freed: it must not take data
 		default:
-			served, deleted := blockServers[kind](s, c, d, wl.key)
+			served, deleted := s.hooks.serveBlocked[kind](s, c, d, wl.key)
 			if !served {
 				return
 			}

@@ -17,8 +17,6 @@ var clientUnblockCommands = []commandDef{
 	{"client|unblock", cmdClientUnblock},
 }
 
-func init() { registerFamily(clientUnblockCommands) }
-
 // timeoutHeap orders blocked clients by deadline, then by client id (the
 // order of Redis's radix tree keys).
 type timeoutHeap []*blockedClient

@@ -79,3 +79,9 @@ func (c *client) flags() string {
 	}
 	return string(b)
 }
+
+// fail writes an error reply and counts it (INFO total_error_replies).
+func (c *client) fail(err error) {
+	c.srv.stats.totalErrorReplies++
+	c.w.Error(err.Error())
+}

@@ -25,8 +25,6 @@ var clientCommands = []commandDef{
 	{"client|help", cmdHelp},
 }
 
-func init() { registerFamily(clientCommands) }
-
 // cmdHelp answers "<CONTAINER> HELP" with Redis's text. helpTexts holds
 // the complete replies, the closing "HELP / Prints this help." included.
 func cmdHelp(c *client, args [][]byte) {
@@ -169,18 +167,11 @@ func cmdClientList(c *client, args [][]byte) {
 
 // kind returns the client type CLIENT LIST TYPE and CLIENT KILL TYPE filter on.
 func (c *client) kind() string {
-	if clientIsPubSub != nil && clientIsPubSub(c) {
+	if c.ps.subscribed() {
 		return "pubsub"
 	}
 	return "normal"
 }
-
-// clientIsPubSub is set by the pub/sub subsystem.
-var clientIsPubSub func(c *client) bool
-
-// clientInfoFields lets subsystems add their CLIENT LIST fields
-// (sub=, psub=, ssub=, redir=, flags letters...).
-var clientInfoExtra func(s *Server, c *client) (sub, psub, ssub int, redir int64, flags string)
 
 // clientInfoLocked renders one CLIENT LIST line: Redis 7.0.15's fields in
 // its order, then 7.2's lib-name= and lib-ver= (after resp=, as 7.2 puts
@@ -189,11 +180,7 @@ var clientInfoExtra func(s *Server, c *client) (sub, psub, ssub int, redir int64
 // query buffer holds: while its own batch runs, every byte of the batch.
 func (s *Server) clientInfoLocked(c *client) string {
 	now := time.Now()
-	sub, psub, ssub, redir := 0, 0, 0, int64(-1)
-	extraFlags := ""
-	if clientInfoExtra != nil {
-		sub, psub, ssub, redir, extraFlags = clientInfoExtra(s, c)
-	}
+	sub, psub, ssub, redir, extraFlags := clientPubSubInfo(s, c)
 	flags := mergeClientFlags(c.flags(), extraFlags)
 	multiCount := -1
 	if c.multi.Active() {
@@ -386,13 +373,9 @@ func (s *Server) closeTimedOutClientsLocked() {
 		if cl.sock == nil || cl.lastActive.Load() >= limit {
 			continue
 		}
-		if clientTimeoutExempt != nil && clientTimeoutExempt(cl) {
-			continue
+		if cl.ps.subscribed() || cl.blocked != nil {
+			continue // subscribers never time out; blocked clients have their own timeout
 		}
 		s.disconnectLocked(cl)
 	}
 }
-
-// clientTimeoutExempt is set by subsystems whose clients never time out
-// (pub/sub subscribers, blocked clients handled by their own timeout).
-var clientTimeoutExempt func(c *client) bool

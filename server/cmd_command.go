@@ -22,8 +22,6 @@ var commandCommands = []commandDef{
 	{"command|help", cmdHelp},
 }
 
-func init() { registerFamily(commandCommands) }
-
 // implemented filters subcommand metadata to those in the table.
 func (t *commandTable) implemented(m *cmdmeta.Command) bool {
 	return t.lookupName(m.FullName) != nil

@@ -2,7 +2,6 @@ package server
 
 import (
 	"bytes"
-	"math"
 
 	"github.com/miniwatchd/miniwatchd/protocol"
 )
@@ -19,18 +18,12 @@ var connCommands = []commandDef{
 	{"reset", cmdReset},
 }
 
-func init() { registerFamily(connCommands) }
-
-// pubsubPingHook lets the pub/sub subsystem answer PING in RESP2 subscribed
-// mode (a "pong" array); it returns false when the client is not subscribed.
-var pubsubPingHook func(c *client, args [][]byte) bool
-
 func cmdPing(c *client, args [][]byte) {
 	if len(args) > 2 {
 		c.fail(protocol.ErrWrongArity("ping"))
 		return
 	}
-	if pubsubPingHook != nil && pubsubPingHook(c, args) {
+	if pubsubPing(c, args) { // RESP2 subscribed mode: a "pong" message
 		return
 	}
 	if len(args) == 1 {
@@ -59,33 +52,6 @@ func cmdSelect(c *client, args [][]byte) {
 	}
 	c.db = c.srv.ks.DB(int(id))
 	c.w.OK()
-}
-
-// errIntRange is getRangeLongFromObjectOrReply's error for a long outside
-// a C int.
-var errIntRange = protocol.Error("ERR value is out of range, value must between -2147483648 and 2147483647")
-
-// intArg is getIntFromObjectOrReply without a custom message: a Redis
-// integer that is not a long is ErrNotInteger, one outside a C int is
-// errIntRange.
-func intArg(b []byte) (int64, protocol.Error) {
-	n, ok := protocol.ParseInt(b)
-	if !ok {
-		return 0, protocol.ErrNotInteger
-	}
-	if n < math.MinInt32 || n > math.MaxInt32 {
-		return 0, errIntRange
-	}
-	return n, ""
-}
-
-// parseInt32 is getIntFromObject: a Redis integer that fits in a C int.
-func parseInt32(b []byte) (int64, bool) {
-	n, ok := protocol.ParseInt(b)
-	if !ok || n < math.MinInt32 || n > math.MaxInt32 {
-		return 0, false
-	}
-	return n, true
 }
 
 var (
@@ -196,13 +162,9 @@ func cmdAuth(c *client, args [][]byte) {
 	c.w.OK()
 }
 
-// resetHooks clear subsystem state of a client on RESET (subscriptions,
-// tracking).
-var resetHooks []func(s *Server, c *client)
-
 func cmdReset(c *client, args [][]byte) {
 	s := c.srv
-	for _, fn := range resetHooks {
+	for _, fn := range s.hooks.reset {
 		fn(s, c)
 	}
 	c.db = s.ks.DB(0)

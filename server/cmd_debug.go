@@ -25,7 +25,7 @@ import (
 //	DEBUG CLOCK ADVANCE <ms>        (negative to go back)
 //	DEBUG ACTIVE-EXPIRE-CYCLE       run one full active expiry cycle now
 
-func init() { registerFamily([]commandDef{{"debug", cmdDebug}}) }
+var debugCommands = []commandDef{{"debug", cmdDebug}}
 
 var debugHelp = []string{
 	"DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",

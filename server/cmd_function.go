@@ -25,8 +25,6 @@ var functionCommands = []commandDef{
 	{"fcall_ro", func(c *client, args [][]byte) { fcallGeneric(c, args, true) }},
 }
 
-func init() { registerFamily(functionCommands) }
-
 // functionsLocked returns the function library, wiring its logger on first
 // use.
 func (s *Server) functionsLocked() *script.Library {

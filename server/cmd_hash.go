@@ -29,8 +29,6 @@ var hashCommands = []commandDef{
 	{"hscan", cmdHScan},
 }
 
-func init() { registerFamily(hashCommands) }
-
 // errNaNOrInfinity is HINCRBYFLOAT's error for an infinite increment
 // (CVE-2023-28856's fix).
 var errNaNOrInfinity = protocol.Error("ERR value is NaN or Infinity")
@@ -71,19 +69,8 @@ func cmdHSetNX(c *client, args [][]byte) {
 	c.w.Int(b2i(set))
 }
 
-// lookupHash looks key up for a read command; it writes the error and
-// returns false on a wrong type.
-func lookupHash(c *client, key []byte) (*db.Hash, bool) {
-	h, err := c.db.LookupHash(key)
-	if err != nil {
-		c.fail(err)
-		return nil, false
-	}
-	return h, true
-}
-
 func cmdHGet(c *client, args [][]byte) {
-	h, ok := lookupHash(c, args[1])
+	h, ok := lookupRead(c, c.db.LookupHash, args[1])
 	if !ok {
 		return
 	}
@@ -105,7 +92,7 @@ func writeHashField(c *client, h *db.Hash, field []byte) {
 }
 
 func cmdHMGet(c *client, args [][]byte) {
-	h, ok := lookupHash(c, args[1])
+	h, ok := lookupRead(c, c.db.LookupHash, args[1])
 	if !ok {
 		return
 	}
@@ -118,7 +105,7 @@ func cmdHMGet(c *client, args [][]byte) {
 // hgetallGeneric is genericHgetallCommand: a map of fields and values for
 // HGETALL, an array of either for HKEYS and HVALS.
 func hgetallGeneric(c *client, key []byte, keys, vals bool) {
-	h, ok := lookupHash(c, key)
+	h, ok := lookupRead(c, c.db.LookupHash, key)
 	if !ok {
 		return
 	}
@@ -159,7 +146,7 @@ func cmdHDel(c *client, args [][]byte) {
 }
 
 func cmdHExists(c *client, args [][]byte) {
-	h, ok := lookupHash(c, args[1])
+	h, ok := lookupRead(c, c.db.LookupHash, args[1])
 	if !ok {
 		return
 	}
@@ -171,7 +158,7 @@ func cmdHExists(c *client, args [][]byte) {
 }
 
 func cmdHLen(c *client, args [][]byte) {
-	h, ok := lookupHash(c, args[1])
+	h, ok := lookupRead(c, c.db.LookupHash, args[1])
 	if !ok {
 		return
 	}
@@ -183,7 +170,7 @@ func cmdHLen(c *client, args [][]byte) {
 }
 
 func cmdHStrlen(c *client, args [][]byte) {
-	h, ok := lookupHash(c, args[1])
+	h, ok := lookupRead(c, c.db.LookupHash, args[1])
 	if !ok {
 		return
 	}
@@ -235,7 +222,7 @@ const randomSubStrategyMul = 3
 
 func cmdHRandField(c *client, args [][]byte) {
 	if len(args) < 3 {
-		h, ok := lookupHash(c, args[1])
+		h, ok := lookupRead(c, c.db.LookupHash, args[1])
 		if !ok {
 			return
 		}
@@ -264,7 +251,7 @@ func cmdHRandField(c *client, args [][]byte) {
 			return
 		}
 	}
-	h, ok := lookupHash(c, args[1])
+	h, ok := lookupRead(c, c.db.LookupHash, args[1])
 	if !ok {
 		return
 	}

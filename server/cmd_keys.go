@@ -40,8 +40,6 @@ var keyCommands = []commandDef{
 	{"persist", cmdPersist},
 }
 
-func init() { registerFamily(keyCommands) }
-
 func cmdDel(c *client, args [][]byte) {
 	n := 0
 	for _, key := range args[1:] {
@@ -367,14 +365,6 @@ func expireGeneric(c *client, args [][]byte, name string, basetime int64, second
 		propagateExpireAt(c, args[1], when, args[3:])
 	}
 	c.w.Int(1)
-}
-
-// cstrBytes cuts b at its first NUL, as C's "%s" prints it.
-func cstrBytes(b []byte) []byte {
-	if i := bytes.IndexByte(b, 0); i >= 0 {
-		return b[:i]
-	}
-	return b
 }
 
 func cmdExpire(c *client, args [][]byte) {

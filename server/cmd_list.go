@@ -27,8 +27,6 @@ var listCommands = []commandDef{
 	{"lmpop", cmdLMPop},
 }
 
-func init() { registerFamily(listCommands) }
-
 var (
 	errRankZero     = protocol.Error("ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... or use negative to start from the end of the list")
 	errCountNeg     = protocol.Error("ERR COUNT can't be negative")
@@ -108,9 +106,8 @@ func writeBulkStrings(c *client, vals []string) {
 }
 
 func cmdLLen(c *client, args [][]byte) {
-	l, err := c.db.LookupList(args[1])
-	if err != nil {
-		c.fail(err)
+	l, ok := lookupRead(c, c.db.LookupList, args[1])
+	if !ok {
 		return
 	}
 	if l == nil {
@@ -127,9 +124,8 @@ func cmdLRange(c *client, args [][]byte) {
 		c.fail(protocol.ErrNotInteger)
 		return
 	}
-	l, err := c.db.LookupList(args[1])
-	if err != nil {
-		c.fail(err)
+	l, ok := lookupRead(c, c.db.LookupList, args[1])
+	if !ok {
 		return
 	}
 	if l == nil {
@@ -144,9 +140,8 @@ func cmdLRange(c *client, args [][]byte) {
 }
 
 func cmdLIndex(c *client, args [][]byte) {
-	l, err := c.db.LookupList(args[1])
-	if err != nil {
-		c.fail(err)
+	l, ok := lookupRead(c, c.db.LookupList, args[1])
+	if !ok {
 		return
 	}
 	if l == nil {
@@ -277,9 +272,8 @@ func cmdLPos(c *client, args [][]byte) {
 	if fromTail {
 		rank = -rank // -MinInt64 stays negative, as in Redis: every match qualifies
 	}
-	l, err := c.db.LookupList(args[1])
-	if err != nil {
-		c.fail(err)
+	l, ok := lookupRead(c, c.db.LookupList, args[1])
+	if !ok {
 		return
 	}
 	if l == nil {

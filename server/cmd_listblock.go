@@ -19,11 +19,6 @@ var listBlockingCommands = []commandDef{
 	{"brpoplpush", cmdBRPopLPush},
 }
 
-func init() {
-	registerFamily(listBlockingCommands)
-	blockServers[blockList] = serveListWaiter
-}
-
 func cmdBLPop(c *client, args [][]byte) {
 	blockingPopCommand(c, args[1:len(args)-1], args[len(args)-1], blockArgs{op: opBLPop, left: true})
 }

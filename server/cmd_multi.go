@@ -15,8 +15,6 @@ var multiCommands = []commandDef{
 	{"discard", cmdDiscard},
 }
 
-func init() { registerFamily(multiCommands) }
-
 func cmdWatch(c *client, args [][]byte) {
 	if c.multi.Active() {
 		c.fail(protocol.ErrWatchInMulti)

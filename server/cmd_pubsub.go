@@ -26,8 +26,6 @@ var pubsubCommands = []commandDef{
 	{"pubsub|help", cmdHelp},
 }
 
-func init() { registerFamily(pubsubCommands) }
-
 // A client that expects exactly one reply per command (a script; EXEC is
 // exempt for SUBSCRIBE and PSUBSCRIBE, but not for SSUBSCRIBE, in 7.0)
 // cannot enter pub/sub mode.

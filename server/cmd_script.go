@@ -23,8 +23,6 @@ var scriptCommands = []commandDef{
 	{"script|help", cmdScriptingHelp},
 }
 
-func init() { registerFamily(scriptCommands) }
-
 var (
 	errNumKeysNegative = protocol.Error("ERR Number of keys can't be negative")
 	errNumKeysTooMany  = protocol.Error("ERR Number of keys can't be greater than number of args")

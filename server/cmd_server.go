@@ -21,8 +21,6 @@ var serverCommands = []commandDef{
 	{"config|help", cmdHelp},
 }
 
-func init() { registerFamily(serverCommands) }
-
 // flushMode checks FLUSHDB/FLUSHALL's optional SYNC|ASYNC as
 // getFlushCommandFlags does: anything but no argument or that one word is a
 // syntax error.
@@ -81,10 +79,6 @@ func cmdTime(c *client, args [][]byte) {
 	c.w.BulkInt(us % 1_000_000)
 }
 
-// shutdownHooks run under the engine lock before the server stops
-// (persistence flushes its log here).
-var shutdownHooks []func(s *Server, save bool) error
-
 func cmdShutdown(c *client, args [][]byte) {
 	var nosave, save, now, force, abort bool
 	for _, a := range args[1:] {
@@ -121,7 +115,7 @@ func cmdShutdown(c *client, args [][]byte) {
 		c.fail(s.scriptBusyError())
 		return
 	}
-	for _, fn := range shutdownHooks {
+	for _, fn := range s.hooks.shutdown {
 		if err := fn(s, !nosave); err != nil && !force {
 			s.log.Warn("Errors trying to shut down the server", "err", err)
 			c.fail(protocol.Error("ERR Errors trying to SHUTDOWN. Check logs."))
@@ -177,10 +171,7 @@ func (s *Server) resetStatsLocked() {
 		cmd.rejected.Store(0)
 		cmd.failed.Store(0)
 	}
-	for _, fn := range resetStatHooks {
+	for _, fn := range s.hooks.resetStat {
 		fn(s)
 	}
 }
-
-// resetStatHooks reset subsystem counters on CONFIG RESETSTAT.
-var resetStatHooks []func(s *Server)

@@ -30,8 +30,6 @@ var setCommands = []commandDef{
 	{"sscan", cmdSScan},
 }
 
-func init() { registerFamily(setCommands) }
-
 // Errors of the set family (also used by the sorted set family).
 var (
 	errNumkeysPositive = protocol.Error("ERR numkeys should be greater than 0")
@@ -57,19 +55,8 @@ func cmdSRem(c *client, args [][]byte) {
 	c.w.Int(int64(n))
 }
 
-// lookupSet looks key up for a read command; it writes the error and
-// returns false on a wrong type.
-func lookupSet(c *client, key []byte) (*db.Set, bool) {
-	s, err := c.db.LookupSet(key)
-	if err != nil {
-		c.fail(err)
-		return nil, false
-	}
-	return s, true
-}
-
 func cmdSCard(c *client, args [][]byte) {
-	s, ok := lookupSet(c, args[1])
+	s, ok := lookupRead(c, c.db.LookupSet, args[1])
 	if !ok {
 		return
 	}
@@ -81,7 +68,7 @@ func cmdSCard(c *client, args [][]byte) {
 }
 
 func cmdSIsMember(c *client, args [][]byte) {
-	s, ok := lookupSet(c, args[1])
+	s, ok := lookupRead(c, c.db.LookupSet, args[1])
 	if !ok {
 		return
 	}
@@ -89,7 +76,7 @@ func cmdSIsMember(c *client, args [][]byte) {
 }
 
 func cmdSMIsMember(c *client, args [][]byte) {
-	s, ok := lookupSet(c, args[1])
+	s, ok := lookupRead(c, c.db.LookupSet, args[1])
 	if !ok {
 		return
 	}
@@ -109,7 +96,7 @@ func writeSetMembers(c *client, s *db.Set) {
 }
 
 func cmdSMembers(c *client, args [][]byte) {
-	s, ok := lookupSet(c, args[1])
+	s, ok := lookupRead(c, c.db.LookupSet, args[1])
 	if !ok {
 		return
 	}
@@ -126,7 +113,7 @@ func cmdSRandMember(c *client, args [][]byte) {
 		return
 	}
 	if len(args) == 2 {
-		s, ok := lookupSet(c, args[1])
+		s, ok := lookupRead(c, c.db.LookupSet, args[1])
 		if !ok {
 			return
 		}
@@ -143,7 +130,7 @@ func cmdSRandMember(c *client, args [][]byte) {
 		c.fail(err)
 		return
 	}
-	s, ok := lookupSet(c, args[1])
+	s, ok := lookupRead(c, c.db.LookupSet, args[1])
 	if !ok {
 		return
 	}

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bytes"
 	"math"
 
 	"github.com/miniwatchd/miniwatchd/db"
@@ -35,8 +34,6 @@ var stringCommands = []commandDef{
 	{"lcs", cmdLCS},
 }
 
-func init() { registerFamily(stringCommands) }
-
 // replyGet writes GET's reply for key; it reports false after an error
 // (Redis's getGenericCommand).
 func replyGet(c *client, key []byte) bool {
@@ -67,15 +64,6 @@ const (
 	setEXAT
 	setPXAT
 )
-
-// cstrEqualFold compares an option as Redis does with strcasecmp: the
-// argument is read up to its first NUL byte.
-func cstrEqualFold(arg []byte, opt string) bool {
-	if i := bytes.IndexByte(arg, 0); i >= 0 {
-		arg = arg[:i]
-	}
-	return bytes.EqualFold(arg, []byte(opt))
-}
 
 // parseStringOptions is parseExtendedStringArgumentsOrReply for SET
 // (forSet) and GETEX. It returns the flags and the expire argument.

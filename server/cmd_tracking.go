@@ -17,8 +17,6 @@ var trackingCommands = []commandDef{
 	{"client|trackinginfo", cmdClientTrackingInfo},
 }
 
-func init() { registerFamily(trackingCommands) }
-
 var (
 	errRedirectTwice    = protocol.Error("ERR A client can only redirect to a single other client")
 	errRedirectNoClient = protocol.Error("ERR The client ID you want redirect to does not exist")

@@ -19,8 +19,6 @@ var zalgebraCommands = []commandDef{
 	{"zdiffstore", cmdZDiffStore},
 }
 
-func init() { registerFamily(zalgebraCommands) }
-
 var errWeightNotFloat = protocol.Error("ERR weight value is not a float")
 
 // zsetOp is the operation of an algebra command.

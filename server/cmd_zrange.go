@@ -20,8 +20,6 @@ var zrangeCommands = []commandDef{
 	{"zrevrangebylex", cmdZRevRangeByLex},
 }
 
-func init() { registerFamily(zrangeCommands) }
-
 var (
 	errLimitNeedsBy    = protocol.Error("ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX")
 	errWithscoresByLex = protocol.Error("ERR syntax error, WITHSCORES not supported in combination with BYLEX")
@@ -245,7 +243,7 @@ func zrangeReply(c *client, args [][]byte, kind zrangeKind, dir zrangeDir) {
 		c.fail(err)
 		return
 	}
-	z, ok := lookupZSet(c, args[1])
+	z, ok := lookupRead(c, c.db.LookupZSet, args[1])
 	if !ok {
 		return
 	}
@@ -302,7 +300,7 @@ func cmdZRangeStore(c *client, args [][]byte) {
 		c.fail(err)
 		return
 	}
-	z, ok := lookupZSet(c, args[2])
+	z, ok := lookupRead(c, c.db.LookupZSet, args[2])
 	if !ok {
 		return
 	}

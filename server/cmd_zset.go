@@ -32,8 +32,6 @@ var zsetCommands = []commandDef{
 	{"zscan", cmdZScan},
 }
 
-func init() { registerFamily(zsetCommands) }
-
 // Errors of the sorted set family.
 var (
 	errZAddXXNX        = protocol.Error("ERR XX and NX options at the same time are not compatible")
@@ -157,19 +155,8 @@ func cmdZRem(c *client, args [][]byte) {
 	c.w.Int(int64(n))
 }
 
-// lookupZSet looks key up for a read command; it writes the error and
-// returns false on a wrong type.
-func lookupZSet(c *client, key []byte) (*db.ZSet, bool) {
-	z, err := c.db.LookupZSet(key)
-	if err != nil {
-		c.fail(err)
-		return nil, false
-	}
-	return z, true
-}
-
 func cmdZCard(c *client, args [][]byte) {
-	z, ok := lookupZSet(c, args[1])
+	z, ok := lookupRead(c, c.db.LookupZSet, args[1])
 	if !ok {
 		return
 	}
@@ -181,7 +168,7 @@ func cmdZCard(c *client, args [][]byte) {
 }
 
 func cmdZScore(c *client, args [][]byte) {
-	z, ok := lookupZSet(c, args[1])
+	z, ok := lookupRead(c, c.db.LookupZSet, args[1])
 	if !ok {
 		return
 	}
@@ -199,7 +186,7 @@ func writeZScore(c *client, z *db.ZSet, member []byte) {
 }
 
 func cmdZMScore(c *client, args [][]byte) {
-	z, ok := lookupZSet(c, args[1])
+	z, ok := lookupRead(c, c.db.LookupZSet, args[1])
 	if !ok {
 		return
 	}
@@ -210,7 +197,7 @@ func cmdZMScore(c *client, args [][]byte) {
 }
 
 func zrankGeneric(c *client, args [][]byte, rev bool) {
-	z, ok := lookupZSet(c, args[1])
+	z, ok := lookupRead(c, c.db.LookupZSet, args[1])
 	if !ok {
 		return
 	}
@@ -232,7 +219,7 @@ func cmdZCount(c *client, args [][]byte) {
 		c.fail(errMinMaxNotFloat)
 		return
 	}
-	z, ok := lookupZSet(c, args[1])
+	z, ok := lookupRead(c, c.db.LookupZSet, args[1])
 	if !ok {
 		return
 	}
@@ -249,7 +236,7 @@ func cmdZLexCount(c *client, args [][]byte) {
 		c.fail(errMinMaxNotString)
 		return
 	}
-	z, ok := lookupZSet(c, args[1])
+	z, ok := lookupRead(c, c.db.LookupZSet, args[1])
 	if !ok {
 		return
 	}
@@ -402,7 +389,7 @@ func cmdZMPop(c *client, args [][]byte) {
 
 func cmdZRandMember(c *client, args [][]byte) {
 	if len(args) < 3 {
-		z, ok := lookupZSet(c, args[1])
+		z, ok := lookupRead(c, c.db.LookupZSet, args[1])
 		if !ok {
 			return
 		}
@@ -427,7 +414,7 @@ func cmdZRandMember(c *client, args [][]byte) {
 		c.fail(errOutOfRange)
 		return
 	}
-	z, ok := lookupZSet(c, args[1])
+	z, ok := lookupRead(c, c.db.LookupZSet, args[1])
 	if !ok {
 		return
 	}

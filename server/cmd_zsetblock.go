@@ -16,11 +16,6 @@ var zsetBlockingCommands = []commandDef{
 	{"bzmpop", cmdBZMPop},
 }
 
-func init() {
-	registerFamily(zsetBlockingCommands)
-	blockServers[blockZSet] = serveZSetWaiter
-}
-
 func cmdBZPopMin(c *client, args [][]byte) {
 	blockingZPopCommand(c, args[1:len(args)-1], args[len(args)-1], blockArgs{op: opBZPopMin, left: true})
 }

@@ -104,20 +104,11 @@ func (s *Server) freeClientLocked(c *client) {
 	}
 	c.watch.Reset()
 	c.multi.Reset()
-	for _, fn := range clientFreeHooks {
+	for _, fn := range s.hooks.clientFree {
 		fn(s, c)
 	}
 	delete(s.clients, c.id)
 }
-
-// batchEndHooks run under the engine lock when a client's batch of commands
-// is done, before its replies move to the output buffer (Redis's
-// beforeSleep duties: broadcast invalidations of client-side caching).
-var batchEndHooks []func(s *Server, c *client)
-
-// clientFreeHooks are run, under the engine lock, when a client goes away;
-// subsystems (blocking, pub/sub, tracking) register theirs in init.
-var clientFreeHooks []func(s *Server, c *client)
 
 // processLocked runs every complete command in c's query buffer, stopping
 // when c blocks, is to be closed, or is killed; its replies are queued for
@@ -151,7 +142,7 @@ func (s *Server) processLocked(c *client) {
 			break
 		}
 	}
-	for _, fn := range batchEndHooks {
+	for _, fn := range s.hooks.batchEnd {
 		fn(s, c)
 	}
 	c.executing = false

@@ -2,7 +2,6 @@ package server
 
 import (
 	"bytes"
-	"sort"
 	"strings"
 	"time"
 
@@ -21,7 +20,7 @@ func (s *Server) processCommand(c *client, args [][]byte) bool {
 	now := s.clock.At(s.cmdStart)
 	c.lastActive.Store(now.UnixMilli())
 	s.ks.SetTime(now.UnixMilli())
-	for _, fn := range beforeCommandHooks {
+	for _, fn := range s.hooks.beforeCommand {
 		fn(s, c, args)
 	}
 
@@ -159,7 +158,7 @@ func (s *Server) callTimed(c *client, cmd *command, args [][]byte, start time.Ti
 	} else {
 		cmd.proc(c, args)
 	}
-	for _, fn := range afterCallHooks {
+	for _, fn := range s.hooks.afterCall {
 		fn(s, c, cmd, args)
 	}
 	end := time.Now()
@@ -172,65 +171,24 @@ func (s *Server) callTimed(c *client, cmd *command, args [][]byte, start time.Ti
 	return end
 }
 
-// fail writes an error reply and counts it (INFO total_error_replies).
-func (c *client) fail(err error) {
-	c.srv.stats.totalErrorReplies++
-	c.w.Error(err.Error())
-}
-
 // checkBeforeCallLocked runs the checks of processCommand that belong to
-// subsystems (out of memory, disk errors, pub/sub context, busy scripts), in
-// Redis's order. It returns the rejection error, or "".
+// subsystems (out of memory, disk errors, pub/sub context, busy scripts),
+// in the order hooks.preCall lists them (Redis's). It returns the
+// rejection error, or "".
 func (s *Server) checkBeforeCallLocked(c *client, cmd *command) protocol.Error {
-	for _, check := range preCallChecks {
-		if err := check.fn(s, c, cmd); err != "" {
+	for _, check := range s.hooks.preCall {
+		if err := check(s, c, cmd); err != "" {
 			return err
 		}
 	}
 	return ""
 }
 
-// Positions of the subsystem checks in processCommand, in Redis's order.
-const (
-	checkOrderOOM     = 10 // maxmemory: evict, or refuse deny-oom commands
-	checkOrderDisk    = 20 // MISCONF: persistence errors refuse writes
-	checkOrderPubSub  = 30 // RESP2 subscribed mode allows only (P|S)(UN)SUBSCRIBE/PING/QUIT/RESET
-	checkOrderLoading = 40
-	checkOrderBusy    = 50 // a busy script allows only a few commands
-)
-
-type preCallCheck struct {
-	order int
-	fn    func(s *Server, c *client, cmd *command) protocol.Error
-}
-
-// preCallChecks are the subsystem checks, sorted by order.
-var preCallChecks []preCallCheck
-
-// registerPreCallCheck adds a subsystem check at position order (one of the
-// checkOrder constants); subsystems call it from init.
-func registerPreCallCheck(order int, fn func(s *Server, c *client, cmd *command) protocol.Error) {
-	preCallChecks = append(preCallChecks, preCallCheck{order, fn})
-	sort.SliceStable(preCallChecks, func(i, j int) bool { return preCallChecks[i].order < preCallChecks[j].order })
-}
-
-// afterCommandLocked runs what Redis runs after each top-level command:
-// serving clients blocked on keys that became ready.
+// afterCommandLocked runs what Redis runs after each top-level command
+// (hooks.afterCommand: serving clients blocked on keys that became ready,
+// sending deferred invalidations).
 func (s *Server) afterCommandLocked() {
-	for _, fn := range afterCommandHooks {
+	for _, fn := range s.hooks.afterCommand {
 		fn(s)
 	}
 }
-
-// afterCommandHooks are registered by subsystems in init.
-var afterCommandHooks []func(s *Server)
-
-// beforeCommandHooks run, in init order, when a top-level command arrives,
-// before any check (the client-side caching subsystem notes the current
-// client and applies the one-command lifetime of CLIENT CACHING).
-var beforeCommandHooks []func(s *Server, c *client, args [][]byte)
-
-// afterCallHooks run after every command call, top-level or not (EXEC
-// bodies, scripts): client-side caching remembers the keys a read command
-// touched, as Redis's call does.
-var afterCallHooks []func(s *Server, c *client, cmd *command, args [][]byte)

@@ -13,7 +13,7 @@ type CommandDoc struct {
 // Commands lists every command and subcommand the server implements, from
 // the command table, sorted by name.
 func Commands() ([]CommandDoc, error) {
-	t, err := buildTable()
+	t, err := buildTable(commandFamilies)
 	if err != nil {
 		return nil, err
 	}

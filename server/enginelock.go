@@ -39,3 +39,29 @@ func (l *engineLock) Yield() {
 	}
 	l.mu.Lock()
 }
+
+// engineLocker is the engine lock as background work takes it: it waits
+// while a script runs (a timed-out script hands the lock to waiting
+// clients now and then, and the expiry cycle must not change the dataset
+// under it).
+type engineLocker struct{ s *Server }
+
+func (l engineLocker) Lock() {
+	l.s.mu.Lock()
+	l.waitScript()
+}
+
+func (l engineLocker) Unlock() { l.s.mu.Unlock() }
+
+// Yield hands the lock to waiting clients (expire.Lock).
+func (l engineLocker) Yield() {
+	l.s.mu.Yield()
+	l.waitScript()
+}
+
+// waitScript waits, the lock held, until no script runs.
+func (l engineLocker) waitScript() {
+	for l.s.scripting.run != nil {
+		l.s.scripting.done.Wait()
+	}
+}

@@ -116,7 +116,7 @@ func (l *eventLoop) processEventsWhileBlockedLocked() {
 			l.writeLocked(c)
 		}
 	}
-	for _, fn := range beforeSleepHooks {
+	for _, fn := range l.s.hooks.beforeSleep {
 		fn(l.s)
 	}
 	for _, c := range l.writes {
@@ -138,7 +138,7 @@ func (l *eventLoop) beforeSleepLocked() {
 		}
 	}
 	l.reprocess = l.reprocess[:0]
-	for _, fn := range beforeSleepHooks {
+	for _, fn := range s.hooks.beforeSleep {
 		fn(s)
 	}
 	for i := 0; i < len(l.writes); i++ { // writing may queue more (closing)
@@ -156,11 +156,6 @@ func (l *eventLoop) beforeSleepLocked() {
 	clear(l.closing)
 	l.closing = l.closing[:0]
 }
-
-// beforeSleepHooks run under the engine lock at the end of every event loop
-// round, after the round's commands and before their replies are written
-// (the append-only file is flushed and fsynced here).
-var beforeSleepHooks []func(s *Server)
 
 // fdReader reads a socket without Go's poller (the event loop knows it is
 // readable). A closed peer reads as io.EOF.

@@ -14,7 +14,7 @@ import (
 // field names. Fields that describe machinery we do not have (forks,
 // replication links, jemalloc) report what an idle Redis reports.
 
-func init() { registerFamily([]commandDef{{"info", cmdInfo}}) }
+var infoCommands = []commandDef{{"info", cmdInfo}}
 
 // infoSections lists the sections in Redis's order; "default" ones are
 // printed for INFO without arguments.
@@ -36,10 +36,6 @@ var infoSections = []struct {
 	{"cluster", true, func(_ *Server, b *strings.Builder) { b.WriteString("cluster_enabled:0\r\n") }},
 	{"keyspace", true, (*Server).infoKeyspace},
 }
-
-// infoExtra lets subsystems append fields to a section (for example
-// "stats" gains pubsub counters); each returns "name:value\r\n" lines.
-var infoExtra = map[string][]func(s *Server, b *strings.Builder){}
 
 func cmdInfo(c *client, args [][]byte) {
 	c.w.Verbatim("txt", c.srv.infoLocked(args[1:]))
@@ -73,7 +69,7 @@ func (s *Server) infoLocked(args [][]byte) string {
 		first = false
 		b.WriteString("# " + strings.ToUpper(sec.name[:1]) + sec.name[1:] + "\r\n")
 		sec.fn(s, &b)
-		for _, fn := range infoExtra[sec.name] {
+		for _, fn := range s.hooks.info[sec.name] {
 			fn(s, &b)
 		}
 	}
@@ -126,20 +122,13 @@ func (s *Server) infoClients(b *strings.Builder) {
 	field(b, "clients_in_timeout_table", s.clientsInTimeoutTableLocked())
 }
 
-// blockedClientsHook is set by the blocking subsystem.
-var blockedClientsHook func(s *Server) int
-
-func (s *Server) blockedClientsLocked() int {
-	if blockedClientsHook == nil {
-		return 0
-	}
-	return blockedClientsHook(s)
-}
+// blockedClientsLocked is INFO's blocked_clients.
+func (s *Server) blockedClientsLocked() int { return s.blk.blocked }
 
 // infoMemory reports the Go heap in Redis's memory fields, in Redis's
 // order. Fields about machinery miniwatchd does not have (replication
 // buffers, AOF, defrag, lazy free) report what an idle Redis reports; the
-// script and function fields come from those subsystems (infoExtra).
+// script and function fields come from those subsystems (hooks.info).
 func (s *Server) infoMemory(b *strings.Builder) {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
@@ -243,13 +232,13 @@ func (s *Server) infoPersistence(b *strings.Builder) {
 	field(b, "rdb_bgsave_in_progress", 0)
 	field(b, "rdb_last_save_time", s.startTime.Unix())
 	field(b, "rdb_last_bgsave_status", "ok")
-	// The AOF fields follow (aof.go's infoAOF, through infoExtra).
+	// The AOF fields follow (aof_info.go's infoAOF, through hooks.info).
 }
 
 // infoStats reports Redis's stats fields in Redis's order; counters of
 // machinery miniwatchd does not have (replication, forks, defrag, tracking,
 // threaded I/O) stay 0, and the pub/sub counters come from that subsystem
-// (infoExtra).
+// (hooks.info).
 func (s *Server) infoStats(b *strings.Builder) {
 	st := &s.ks.Stats
 	field(b, "total_connections_received", s.stats.totalConnections.Load())

@@ -29,11 +29,6 @@ var memoryCommands = []commandDef{
 	{"memory|help", cmdHelp},
 }
 
-func init() {
-	registerFamily(memoryCommands)
-	registerPreCallCheck(checkOrderOOM, oomCheck)
-}
-
 // memState is the server's memory bookkeeping (guarded by the engine lock).
 type memState struct {
 	startup   int64 // heap in use once the server was set up
@@ -118,21 +113,25 @@ func (s *Server) applyMemoryConfigLocked() error {
 	return nil
 }
 
-func init() {
-	startHooks = append(startHooks, func(s *Server) {
-		var ms runtime.MemStats
-		runtime.ReadMemStats(&ms)
-		s.mem.startup = int64(ms.HeapAlloc)
-		s.params.onApply(func(s *Server) error { return s.applyMemoryConfigLocked() },
-			"maxmemory", "maxmemory-policy", "lfu-log-factor", "lfu-decay-time")
-		s.applyMemoryConfigLocked()
-	})
-	cronHooks = append(cronHooks, func(s *Server) {
-		s.refreshClientMemoryLocked()
-		if s.mem.evictor.Running() {
-			s.performEvictionsLocked()
-		}
-	})
+// memoryStartLocked measures the heap the server starts with and applies
+// the maxmemory configuration, now and on CONFIG SET (a start hook).
+func (s *Server) memoryStartLocked() {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	s.mem.startup = int64(ms.HeapAlloc)
+	s.params.onApply(func(s *Server) error { return s.applyMemoryConfigLocked() },
+		"maxmemory", "maxmemory-policy", "lfu-log-factor", "lfu-decay-time")
+	s.applyMemoryConfigLocked()
+}
+
+// memoryCronLocked samples the clients' buffers and continues an eviction
+// that ran out of time (Redis's clientsCron memory sampling and
+// evictionTimeProc; a cron hook).
+func (s *Server) memoryCronLocked() {
+	s.refreshClientMemoryLocked()
+	if s.mem.evictor.Running() {
+		s.performEvictionsLocked()
+	}
 }
 
 // rssBytes reads the process's resident set size from /proc.

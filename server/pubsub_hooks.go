@@ -8,46 +8,33 @@ import (
 	"github.com/miniwatchd/miniwatchd/protocol"
 )
 
-// Wiring of pub/sub, keyspace notifications and client-side caching into
-// the engine's hooks. The checks before a call take Redis 7.0's
-// processCommand positions: the tracking table limit right after the
-// out-of-memory check, the RESP2 pub/sub context check after the replica
-// checks.
+// The hook contributions of pub/sub, keyspace notifications and
+// client-side caching; wiring.go lists where each one runs. The checks
+// before a call take Redis 7.0's processCommand positions: the tracking
+// table limit right after the out-of-memory check, the RESP2 pub/sub
+// context check after the replica checks.
 
-func init() {
-	keyEventHooks = append(keyEventHooks, notifyKeyspaceEvent)
-	keyModifiedHooks = append(keyModifiedHooks, trackingKeyModified)
-	flushedHooks = append(flushedHooks, trackingFlushed)
+// trackingBatchEnd sends, once a client's batch of commands is done, the
+// invalidations still pending and the BCAST ones collected meanwhile.
+func trackingBatchEnd(s *Server, c *client) {
+	s.flushPendingInvalidationsLocked()
+	s.broadcastInvalidationsLocked()
+}
 
-	beforeCommandHooks = append(beforeCommandHooks, trackingBeforeCommand)
-	registerPreCallCheck(checkOrderOOM+1, trackingLimitCheck)
-	registerPreCallCheck(checkOrderPubSub, pubsubContextCheck)
-	afterCallHooks = append(afterCallHooks, trackingAfterCall)
-	afterCommandHooks = append(afterCommandHooks, (*Server).flushPendingInvalidationsLocked)
-	batchEndHooks = append(batchEndHooks, func(s *Server, c *client) {
-		s.flushPendingInvalidationsLocked()
-		s.broadcastInvalidationsLocked()
-	})
-	clientFreeHooks = append(clientFreeHooks, func(s *Server, c *client) {
-		s.dropSubscriptionsLocked(c)
-		s.disableTrackingLocked(c)
-		if s.ps.current == c {
-			s.ps.current = nil
-		}
-	})
-	resetHooks = append(resetHooks, func(s *Server, c *client) {
-		s.disableTrackingLocked(c)
-		s.dropSubscriptionsLocked(c)
-	})
-
-	infoExtra["stats"] = append(infoExtra["stats"], infoPubSubStats)
-	clientIsPubSub = func(c *client) bool { return c.ps.subscribed() }
-	clientInfoExtra = clientPubSubInfo
-	pubsubPingHook = pubsubPing
-	prevExempt := clientTimeoutExempt
-	clientTimeoutExempt = func(c *client) bool {
-		return c.ps.subscribed() || (prevExempt != nil && prevExempt(c))
+// pubsubClientFree drops a freed client's subscriptions and tracking.
+func pubsubClientFree(s *Server, c *client) {
+	s.dropSubscriptionsLocked(c)
+	s.disableTrackingLocked(c)
+	if s.ps.current == c {
+		s.ps.current = nil
 	}
+}
+
+// pubsubReset is RESET's part: tracking off, then every subscription
+// dropped (Redis's clearClientConnectionState).
+func pubsubReset(s *Server, c *client) {
+	s.disableTrackingLocked(c)
+	s.dropSubscriptionsLocked(c)
 }
 
 // trackingBeforeCommand notes the client whose command starts (Redis's

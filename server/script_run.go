@@ -99,13 +99,13 @@ func (s *Server) scriptBusyError() protocol.Error {
 	return protocol.ErrBusy
 }
 
-func init() {
-	registerPreCallCheck(checkOrderBusy, func(s *Server, c *client, cmd *command) protocol.Error {
-		if s.scriptBusyLocked() && !cmd.has(flagAllowBusy) {
-			return s.scriptBusyError()
-		}
-		return ""
-	})
+// busyScriptCheck is processCommand's BUSY step: while a script runs for
+// longer than busy-reply-threshold, only allow-busy commands run.
+func busyScriptCheck(s *Server, c *client, cmd *command) protocol.Error {
+	if s.scriptBusyLocked() && !cmd.has(flagAllowBusy) {
+		return s.scriptBusyError()
+	}
+	return ""
 }
 
 // newRunLocked returns the (reused) state of the next script run.
@@ -279,31 +279,5 @@ func (s *Server) scriptKillLocked(c *client, eval bool) {
 	default:
 		r.killed = true
 		c.w.OK()
-	}
-}
-
-// engineLocker is the engine lock as background work takes it: it waits
-// while a script runs (a timed-out script hands the lock to waiting
-// clients now and then, and the expiry cycle must not change the dataset
-// under it).
-type engineLocker struct{ s *Server }
-
-func (l engineLocker) Lock() {
-	l.s.mu.Lock()
-	l.waitScript()
-}
-
-func (l engineLocker) Unlock() { l.s.mu.Unlock() }
-
-// Yield hands the lock to waiting clients (expire.Lock).
-func (l engineLocker) Yield() {
-	l.s.mu.Yield()
-	l.waitScript()
-}
-
-// waitScript waits, the lock held, until no script runs.
-func (l engineLocker) waitScript() {
-	for l.s.scripting.run != nil {
-		l.s.scripting.done.Wait()
 	}
 }

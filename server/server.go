@@ -59,28 +59,12 @@ type Server struct {
 	blk          blockingState // mu: blocked clients and ready keys (blocking.go)
 	loop         *eventLoop    // client I/O (eventloop.go)
 	aof          aofState      // mu (aof.go)
+	hooks        hooks         // filled once by wire (wiring.go); read-only after New but for test seams
 	// cmdStart is when the next top-level command starts (wall clock): set
 	// by the connection loop at the start of a batch and advanced by each
 	// command to its end, so the clock is read once per command (mu).
 	cmdStart time.Time
 }
-
-// startHooks run once, under the engine lock, when a server is created
-// (subsystems wire their configuration hooks here); cronHooks run under the
-// engine lock on every cron round (hz times a second).
-var (
-	startHooks []func(s *Server)
-	cronHooks  []func(s *Server)
-)
-
-// loadHooks run once, under the engine lock, after the start hooks, to
-// load persisted data; an error makes New fail. closeHooks run once when
-// the server stops, without the engine lock, after every client and
-// background task is gone (persistence flushes and closes its files).
-var (
-	loadHooks  []func(s *Server) error
-	closeHooks []func(s *Server)
-)
 
 // stats are the counters INFO reports that the keyspace does not keep.
 type stats struct {
@@ -93,11 +77,15 @@ type stats struct {
 }
 
 // New returns a server for cfg; it does not listen yet.
-func New(cfg Config) (*Server, error) {
+func New(cfg Config) (*Server, error) { return newServer(cfg, nil) }
+
+// newServer is New; prepare, when not nil, runs once the hooks are wired
+// and before the start and load hooks (tests set their seams there).
+func newServer(cfg Config, prepare func(s *Server)) (*Server, error) {
 	if cfg.Databases <= 0 {
 		return nil, errors.New("databases must be at least 1")
 	}
-	table, err := buildTable()
+	table, err := buildTable(commandFamilies)
 	if err != nil {
 		return nil, err
 	}
@@ -125,12 +113,16 @@ func New(cfg Config) (*Server, error) {
 	s.loop = loop
 	s.params = newParamRegistry(s)
 	s.initEncodingLimits()
+	s.wire()
+	if prepare != nil {
+		prepare(s)
+	}
 	s.ks.SetObserver(observer{s})
 	s.mu.Lock()
-	for _, fn := range startHooks {
+	for _, fn := range s.hooks.start {
 		fn(s)
 	}
-	for _, fn := range loadHooks {
+	for _, fn := range s.hooks.load {
 		if err := fn(s); err != nil {
 			s.mu.Unlock()
 			s.runCloseHooks()
@@ -143,8 +135,11 @@ func New(cfg Config) (*Server, error) {
 
 // Start creates a server for cfg and serves it on its Bind/Port in the
 // background (Port 0 picks a free port; see Addr).
-func Start(cfg Config) (*Server, error) {
-	s, err := New(cfg)
+func Start(cfg Config) (*Server, error) { return start(cfg, nil) }
+
+// start is Start with newServer's prepare.
+func start(cfg Config, prepare func(s *Server)) (*Server, error) {
+	s, err := newServer(cfg, prepare)
 	if err != nil {
 		return nil, err
 	}
@@ -285,7 +280,7 @@ func (s *Server) Close() error {
 
 // runCloseHooks runs the close hooks.
 func (s *Server) runCloseHooks() {
-	for _, fn := range closeHooks {
+	for _, fn := range s.hooks.close {
 		fn(s)
 	}
 }
@@ -348,7 +343,7 @@ func (s *Server) cronOnce() {
 	s.ks.SetTime(s.clock.UnixMilli())
 	s.ks.DatabasesCron(time.Millisecond)
 	s.closeTimedOutClientsLocked()
-	for _, fn := range cronHooks {
+	for _, fn := range s.hooks.cron {
 		fn(s)
 	}
 }

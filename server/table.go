@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -19,7 +20,8 @@ import (
 type handler func(c *client, args [][]byte)
 
 // commandDef pairs a command's full name ("get", "client|setinfo") with its
-// handler. Family files list theirs at the top and register them in init.
+// handler. Family files list theirs at the top; commandFamilies
+// (wiring.go) lists the families.
 type commandDef struct {
 	name string
 	proc handler
@@ -77,16 +79,17 @@ type commandTable struct {
 	cmds map[string]*command
 }
 
-var registered []commandDef
-
-// registerFamily adds a family's commands to the table every server builds.
-func registerFamily(defs []commandDef) { registered = append(registered, defs...) }
-
-// buildTable builds the table from the registered handlers and Redis's
-// metadata. A handler without metadata is a programming error.
-func buildTable() (*commandTable, error) {
+// buildTable builds the table from the families' handlers and Redis's
+// metadata. A handler without metadata, or a name listed twice, is a
+// programming error.
+func buildTable(families [][]commandDef) (*commandTable, error) {
 	t := &commandTable{cmds: make(map[string]*command)}
-	for _, def := range registered {
+	seen := make(map[string]bool)
+	for _, def := range slices.Concat(families...) {
+		if seen[def.name] {
+			return nil, fmt.Errorf("command %q is listed twice", def.name)
+		}
+		seen[def.name] = true
 		parentName, subName, isSub := strings.Cut(def.name, "|")
 		if !isSub {
 			meta := cmdmeta.Lookup(def.name)

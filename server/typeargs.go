@@ -1,66 +1,27 @@
 package server
 
 import (
-	"math"
 	"strconv"
 
 	"github.com/miniwatchd/miniwatchd/glob"
 	"github.com/miniwatchd/miniwatchd/protocol"
 )
 
-// Argument parsing and replies shared by the hash, set and sorted set
-// families: Redis's getRangeLongFromObjectOrReply family and the part of
-// scanGenericCommand that works on one key's value.
+// What the value families (list, hash, set, sorted set) share: the typed
+// lookup of read commands and the part of scanGenericCommand that works on
+// one key's value.
 
-// errOutOfRange is the plain out-of-range error (HRANDFIELD and
-// ZRANDMEMBER WITHVALUES/WITHSCORES with a count whose double overflows).
-var errOutOfRange = protocol.Error("ERR value is out of range")
-
-// parseRangeLong is getRangeLongFromObjectOrReply: an integer (string2ll)
-// in [lo, hi]. When msg is set it is the error for both failures, as in
-// Redis; otherwise a non-integer gives ErrNotInteger and an integer out of
-// range "value is out of range, value must between <lo> and <hi>".
-func parseRangeLong(arg []byte, lo, hi int64, msg protocol.Error) (int64, error) {
-	n, ok := protocol.ParseInt(arg)
-	if !ok {
-		if msg != "" {
-			return 0, msg
-		}
-		return 0, protocol.ErrNotInteger
+// lookupRead looks key up for a read command with one of db's typed
+// lookups (c.db.LookupHash, LookupSet, LookupZSet, LookupList): a missing
+// key is nil, true; a key of another type writes the lookup's error
+// (WRONGTYPE) and returns false.
+func lookupRead[T any](c *client, lookup func(key []byte) (*T, error), key []byte) (*T, bool) {
+	v, err := lookup(key)
+	if err != nil {
+		c.fail(err)
+		return nil, false
 	}
-	if n < lo || n > hi {
-		if msg != "" {
-			return 0, msg
-		}
-		return 0, protocol.Error("ERR value is out of range, value must between " +
-			strconv.FormatInt(lo, 10) + " and " + strconv.FormatInt(hi, 10))
-	}
-	return n, nil
-}
-
-// parsePositiveLong is getPositiveLongFromObjectOrReply: an integer >= 0;
-// msg (default "value is out of range, must be positive") covers both
-// failures.
-func parsePositiveLong(arg []byte, msg protocol.Error) (int64, error) {
-	if msg == "" {
-		msg = protocol.ErrNotPositive
-	}
-	return parseRangeLong(arg, 0, math.MaxInt64, msg)
-}
-
-// parseLong is getLongFromObjectOrReply without a custom message.
-func parseLong(arg []byte) (int64, error) {
-	n, ok := protocol.ParseInt(arg)
-	if !ok {
-		return 0, protocol.ErrNotInteger
-	}
-	return n, nil
-}
-
-// parseRandomCount parses the count of HRANDFIELD, SRANDMEMBER and
-// ZRANDMEMBER: any integer but LLONG_MIN (CVE-2023-25155's fix).
-func parseRandomCount(arg []byte) (int64, error) {
-	return parseRangeLong(arg, -math.MaxInt64, math.MaxInt64, "")
+	return v, true
 }
 
 // emptyScan writes the reply of a SCAN-family command on a missing key.

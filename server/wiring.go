@@ -1,0 +1,278 @@
+package server
+
+import (
+	"strings"
+
+	"github.com/miniwatchd/miniwatchd/aof"
+	"github.com/miniwatchd/miniwatchd/db"
+	"github.com/miniwatchd/miniwatchd/protocol"
+)
+
+// The wiring: every point where a subsystem joins the spine (listener ->
+// event loop -> processCommand -> call -> propagation -> beforeSleep, see
+// doc.go), and its contributors in the order they run. This file is the
+// only place that decides what runs after a command, before the event loop
+// sleeps, or when a client is freed; no init() registers behaviour, and no
+// order follows file names.
+//
+// A hook point is a slice on Server.hooks run in order by the function
+// named beside it; wire fills them once, from New, before the start hooks
+// run. Adding a contributor is one line here; adding a command family is
+// one line in commandFamilies.
+//
+// Not hooks, because they have one implementation that the caller names:
+// a client's pub/sub state in CLIENT LIST (clientPubSubInfo, client.kind),
+// PING in RESP2 subscribed mode (pubsubPing), the timeout exemption of
+// subscribed and blocked clients (closeTimedOutClientsLocked) and INFO's
+// blocked_clients, as Redis's code calls them directly.
+
+// commandFamilies lists every command family (one cmd_<family>.go file
+// each, a []commandDef at its top). buildTable rejects a name listed twice.
+var commandFamilies = [][]commandDef{
+	connCommands,          // cmd_conn.go: PING, ECHO, QUIT, SELECT, HELLO, AUTH, RESET
+	clientCommands,        // cmd_client.go: CLIENT *
+	clientUnblockCommands, // blocking_timeout.go: CLIENT UNBLOCK
+	trackingCommands,      // cmd_tracking.go: CLIENT TRACKING, CACHING, ...
+	serverCommands,        // cmd_server.go: CONFIG, DBSIZE, FLUSH*, SHUTDOWN, TIME, ...
+	infoCommands,          // info.go: INFO
+	commandCommands,       // cmd_command.go: COMMAND *
+	debugCommands,         // cmd_debug.go: DEBUG
+	memoryCommands,        // memory.go: MEMORY *
+	aofCommands,           // aof.go: BGREWRITEAOF
+	keyCommands,           // cmd_keys.go: DEL, EXPIRE, SCAN, RENAME, ...
+	stringCommands,        // cmd_string.go
+	listCommands,          // cmd_list.go
+	listBlockingCommands,  // cmd_listblock.go: BLPOP, BRPOP, BLMPOP, BLMOVE, BRPOPLPUSH
+	hashCommands,          // cmd_hash.go
+	setCommands,           // cmd_set.go
+	zsetCommands,          // cmd_zset.go
+	zrangeCommands,        // cmd_zrange.go: ZRANGE and friends
+	zalgebraCommands,      // cmd_zalgebra.go: ZUNION, ZINTER, ZDIFF (STORE)
+	zsetBlockingCommands,  // cmd_zsetblock.go: BZPOPMIN, BZPOPMAX, BZMPOP
+	multiCommands,         // cmd_multi.go: MULTI, EXEC, DISCARD, WATCH, UNWATCH
+	pubsubCommands,        // cmd_pubsub.go
+	scriptCommands,        // cmd_script.go: EVAL*, SCRIPT *
+	functionCommands,      // cmd_function.go: FCALL*, FUNCTION *
+}
+
+// hooks are the server's hook points. Each runs under the engine lock
+// unless its comment says otherwise.
+type hooks struct {
+	// New (Redis initServer, then loadDataFromDisk).
+	start []func(s *Server)       // New: configuration hooks, initial state
+	load  []func(s *Server) error // New, after start: load persisted data; an error fails New
+
+	// processCommand (dispatch.go), in its order.
+	beforeCommand []func(s *Server, c *client, args [][]byte)               // before the lookup
+	preCall       []func(s *Server, c *client, cmd *command) protocol.Error // checkBeforeCallLocked
+
+	// call (dispatch.go callTimed), after the command's proc.
+	afterCall []func(s *Server, c *client, cmd *command, args [][]byte)
+
+	// The db write choke point (observer.go: db.Observer).
+	keyModified []func(s *Server, d *db.DB, key string)              // signalModifiedKey
+	keyEvent    []func(s *Server, d *db.DB, ev db.Event, key string) // notifyKeyspaceEvent
+	keyReady    []func(s *Server, d *db.DB, key string, t db.Type)   // signalKeyAsReady
+	flushed     []func(s *Server, dbIndex int)                       // signalFlushedDb (-1: all)
+	swapped     []func(s *Server, a, b int)                          // SWAPDB
+
+	// After a top-level command (processCommand's tail, afterCommandLocked).
+	afterCommand []func(s *Server)
+
+	// End of one client's batch of commands (conn.go processLocked).
+	batchEnd []func(s *Server, c *client)
+
+	// beforeSleep (eventloop.go beforeSleepLocked, and
+	// processEventsWhileBlockedLocked during a busy script), after the
+	// unblocked clients' commands and before the round's replies are written.
+	beforeSleep []func(s *Server)
+
+	// freeClient (conn.go freeClientLocked), after WATCH and MULTI state
+	// are dropped.
+	clientFree []func(s *Server, c *client)
+
+	// RESET (cmd_conn.go cmdReset; Redis clearClientConnectionState).
+	reset []func(s *Server, c *client)
+
+	// serverCron (server.go cronOnce), after databasesCron and the client
+	// timeouts.
+	cron []func(s *Server)
+
+	// SHUTDOWN (cmd_server.go; Redis prepareForShutdown): an error aborts
+	// it unless FORCE.
+	shutdown []func(s *Server, save bool) error
+
+	// CONFIG RESETSTAT (cmd_server.go; Redis resetServerStats), after the
+	// server's own counters.
+	resetStat []func(s *Server)
+
+	// INFO (info.go; Redis genRedisInfoString): fields appended to a
+	// section after the section's own.
+	info map[string][]func(s *Server, b *strings.Builder)
+
+	// handleClientsBlockedOnKeys (blocking.go): how a client blocked on a
+	// key of each kind is served (Redis serveClientsBlockedOnKey's switch).
+	serveBlocked [numBlockKinds]blockServeFunc
+
+	// The AOF rewrite (aof_rewrite.go). rewriteValue appends the commands
+	// that rebuild one value of a type other than string (Redis's
+	// rewriteListObject, rewriteSetObject, ...): at most rewriteItemsLimit
+	// elements per command, v being the value db.KeyView.Obj holds (under
+	// the engine lock, a chunk of keys at a time); a rewrite that meets a
+	// type with none fails. rewriteGlobals append the commands that rebuild
+	// server-wide state other than keys (as Redis's rewriteFunctions), under
+	// the engine lock in the rewrite's final step, so the base holds that
+	// state as it is at the switch to the new incremental file.
+	rewriteValue   map[db.Type]rewriteValueFunc
+	rewriteGlobals []func(s *Server, b []byte) []byte
+
+	// Close (server.go), without the engine lock, after every client and
+	// background task is gone.
+	close []func(s *Server)
+
+	// Test seams, nil outside tests; a test sets them on its own server
+	// (newServer's prepare for aofFile, before the AOF opens at start).
+	aofFile     func(f aof.File) aof.File // wraps every incremental AOF file opened
+	rewriteStep func()                    // after each chunk of a rewrite, without the lock
+}
+
+// wire fills s.hooks. Called once from New.
+func (s *Server) wire() {
+	h := &s.hooks
+
+	// initServer: the AOF's state and its CONFIG SET hooks, then the
+	// startup heap and maxmemory's.
+	h.start = append(h.start,
+		(*Server).aofStartLocked,    // aof.go
+		(*Server).memoryStartLocked, // memory.go
+	)
+	// loadDataFromDisk.
+	h.load = append(h.load,
+		(*Server).openAOFOnStartLocked, // aof.go (loadAppendOnlyFiles)
+	)
+
+	// processCommand, before the lookup: server.current_client and the
+	// one-command life of CLIENT CACHING (Redis resetClient / call).
+	h.beforeCommand = append(h.beforeCommand,
+		trackingBeforeCommand, // pubsub_hooks.go
+	)
+	// processCommand's subsystem checks, in Redis's order (after the
+	// lookup, arity, protected, auth and no-multi checks in dispatch.go;
+	// before MULTI queues the command).
+	h.preCall = append(h.preCall,
+		oomCheck,           // memory.go: performEvictions; OOM for deny-oom commands
+		trackingLimitCheck, // pubsub_hooks.go: trackingLimitUsedSlots (never rejects)
+		aofDiskCheck,       // aof_reply.go: writeCommandsDeniedByDiskError (MISCONF)
+		pubsubContextCheck, // pubsub_hooks.go: RESP2 subscribed context
+		busyScriptCheck,    // script_run.go: isInsideYieldingLongCommand (BUSY)
+	)
+
+	// call, after c->cmd->proc: trackingRememberKeys for read commands.
+	// (Propagation, alsoPropagate, is not a hook: callTimed calls
+	// callPropagating, aof_propagate.go.)
+	h.afterCall = append(h.afterCall,
+		trackingAfterCall, // pubsub_hooks.go
+	)
+
+	// The db choke point: the AOF first, then client-side caching and
+	// keyspace notifications (the order of the init() registrations this
+	// replaces). A rewrite in progress records a changed key before its
+	// invalidation is queued, and an expired or evicted key's DEL is logged
+	// before subscribers are sent "expired" or "evicted".
+	h.keyModified = append(h.keyModified,
+		rewriteKeyModified,  // aof_rewrite.go: the rewrite re-copies the key
+		trackingKeyModified, // tracking.go: trackingInvalidateKey
+	)
+	h.keyEvent = append(h.keyEvent,
+		aofKeyEvent,         // aof_propagate.go: expiries and evictions logged as DEL/UNLINK
+		notifyKeyspaceEvent, // notify.go: __keyspace@/__keyevent@ messages
+	)
+	h.keyReady = append(h.keyReady,
+		blockingKeyReady, // blocking.go: signalKeyAsReady
+	)
+	h.flushed = append(h.flushed,
+		rewriteFlushed,  // aof_rewrite.go
+		trackingFlushed, // tracking.go: trackingInvalidateKeysOnFlush
+	)
+	h.swapped = append(h.swapped,
+		rewriteSwapped,  // aof_rewrite.go
+		blockingSwapped, // blocking.go: scanDatabaseForReadyKeys of both dbs
+	)
+
+	// After a top-level command: clients blocked on keys that became ready
+	// are served (processCommand's handleClientsBlockedOnKeys), then the
+	// invalidations held back during the command are sent. (Redis 7.0
+	// sends them in call()'s afterCommand, before processCommand serves
+	// blocked clients; this order is the one the init() registrations gave,
+	// kept as it was.)
+	h.afterCommand = append(h.afterCommand,
+		(*Server).handleClientsBlockedOnKeysLocked, // blocking.go
+		(*Server).flushPendingInvalidationsLocked,  // tracking.go
+	)
+
+	// A client's batch is done: pending invalidations, then BCAST
+	// invalidations (beforeSleep's trackingBroadcastInvalidationMessages).
+	h.batchEnd = append(h.batchEnd,
+		trackingBatchEnd, // pubsub_hooks.go
+	)
+
+	// beforeSleep, after processUnblockedClients: flushAppendOnlyFile,
+	// before handleClientsWithPendingWrites.
+	h.beforeSleep = append(h.beforeSleep,
+		(*Server).aofBeforeSleepLocked, // aof_reply.go
+	)
+
+	// freeClient: unblockClient, then the pub/sub unsubscriptions and
+	// disableTracking (unwatchAllKeys and MULTI are dropped before).
+	h.clientFree = append(h.clientFree,
+		blockingClientFree, // blocking.go
+		pubsubClientFree,   // pubsub_hooks.go
+	)
+
+	// RESET: disableTracking, then the unsubscriptions.
+	h.reset = append(h.reset,
+		pubsubReset, // pubsub_hooks.go
+	)
+
+	// serverCron: the AOF (flush postponed writes, fsync everysec, start a
+	// scheduled or automatic rewrite), then clientsCron's memory sampling and
+	// the eviction time proc.
+	h.cron = append(h.cron,
+		(*Server).aofCronLocked,    // aof.go
+		(*Server).memoryCronLocked, // memory.go
+	)
+
+	// prepareForShutdown: flush and fsync the AOF.
+	h.shutdown = append(h.shutdown,
+		(*Server).aofShutdownLocked, // aof.go
+	)
+
+	// CONFIG RESETSTAT: nothing beyond the server's own counters yet.
+	h.resetStat = nil
+
+	// genRedisInfoString: fields appended to sections.
+	h.info = map[string][]func(s *Server, b *strings.Builder){
+		"memory":      {infoScriptsMemory}, // script_info.go: used_memory_lua, scripts, functions
+		"persistence": {(*Server).infoAOF}, // aof_info.go
+		"stats":       {infoPubSubStats},   // pubsub_hooks.go: pubsub_*, tracking_*
+	}
+
+	// serveClientsBlockedOnKey.
+	h.serveBlocked[blockList] = serveListWaiter // cmd_listblock.go
+	h.serveBlocked[blockZSet] = serveZSetWaiter // cmd_zsetblock.go
+
+	// rewriteAppendOnlyFileRio: one rewriter per type (strings are the
+	// rewrite's own); no server-wide state yet.
+	h.rewriteValue = map[db.Type]rewriteValueFunc{
+		db.TypeList: rewriteList, // aof_rewrite_types.go
+		db.TypeSet:  rewriteSet,
+		db.TypeHash: rewriteHash,
+		db.TypeZSet: rewriteZSet,
+	}
+	h.rewriteGlobals = nil
+
+	// Close: the AOF's final write, fsync and close.
+	h.close = append(h.close,
+		(*Server).closeAOF, // aof.go
+	)
+}
