@@ -82,6 +82,7 @@ func (c *client) flags() string {
 
 // fail writes an error reply and counts it (INFO total_error_replies).
 func (c *client) fail(err error) {
-	c.srv.stats.totalErrorReplies++
-	c.w.Error(err.Error())
+	text := err.Error()
+	c.srv.countErrorLocked(text)
+	c.w.Error(text)
 }

@@ -163,6 +163,7 @@ func (s *Server) resetStatsLocked() {
 	s.stats.totalCommands.Store(0)
 	s.stats.rejectedConnections.Store(0)
 	s.stats.totalErrorReplies = 0
+	s.stats.errors = nil
 	s.stats.netInputBytes.Store(0)
 	s.stats.netOutputBytes.Store(0)
 	for _, cmd := range s.table.all() {

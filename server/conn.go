@@ -122,7 +122,7 @@ func (s *Server) processLocked(c *client) {
 		c.parser.Unauthenticated = !c.authenticated
 		args, ok, err := c.parser.Next()
 		if err != nil {
-			c.w.Error(protocolErrorReply(err))
+			c.fail(protocol.Error(protocolErrorReply(err)))
 			s.log.Debug("protocol error from client", "id", c.id, "addr", c.addr, "err", err)
 			c.closeAfterRply = true
 			break

@@ -32,7 +32,7 @@ var infoSections = []struct {
 	{"cpu", true, (*Server).infoCPU},
 	{"modules", true, func(*Server, *strings.Builder) {}},
 	{"commandstats", false, (*Server).infoCommandStats},
-	{"errorstats", true, func(*Server, *strings.Builder) {}},
+	{"errorstats", true, (*Server).infoErrorStats},
 	{"cluster", true, func(_ *Server, b *strings.Builder) { b.WriteString("cluster_enabled:0\r\n") }},
 	{"keyspace", true, (*Server).infoKeyspace},
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"log/slog"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -135,11 +136,16 @@ func (s *Server) runScriptLocked(caller *client, args [][]byte, r *scriptRun, bo
 	sc.w.Reset()
 	st.run = r
 	s.ks.SetTime(r.snapshot)
+	at := len(caller.w.Buf)
 	res := body(r)
 	st.run = nil
 	sc.w.Reset()
 	if res.CountErr {
-		s.stats.totalErrorReplies++
+		var reply []byte
+		if at <= len(caller.w.Buf) {
+			reply = caller.w.Buf[at:]
+		}
+		s.countReplyErrorLocked(reply)
 	}
 	if r.timedOut {
 		st.done.Broadcast()
@@ -159,20 +165,20 @@ func (r *scriptRun) Call(args [][]byte, proto int) ([]byte, string) {
 		}
 	}
 	if cmd == nil {
-		return nil, "Unknown Redis command called from script"
+		return r.refuse(nil, "Unknown Redis command called from script")
 	}
 	if (cmd.arity > 0 && cmd.arity != len(args)) || len(args) < -cmd.arity {
-		return nil, "Wrong number of args calling Redis command from script"
+		return r.refuse(cmd, "Wrong number of args calling Redis command from script")
 	}
 	if cmd.has(flagNoScript) {
-		return nil, "This Redis command is not allowed from script"
+		return r.refuse(cmd, "This Redis command is not allowed from script")
 	}
 	if r.readOnly && cmd.has(flagWrite|flagMayReplicate) {
-		return nil, "Write commands are not allowed from read-only scripts."
+		return r.refuse(cmd, "Write commands are not allowed from read-only scripts.")
 	}
 	// scriptVerifyOOM: only before the script's first write.
 	if s.cfg.MaxMemory != 0 && !r.allowOOM && !r.wrote && s.mem.scriptOOM && cmd.has(flagDenyOOM) {
-		return nil, "-" + string(protocol.ErrOOM)
+		return r.refuse(cmd, "-"+string(protocol.ErrOOM))
 	}
 	if cmd.has(flagWrite) {
 		r.wrote = true
@@ -182,6 +188,22 @@ func (r *scriptRun) Call(args [][]byte, proto int) ([]byte, string) {
 	sc.w.Proto = proto
 	s.call(sc, cmd, args)
 	return sc.w.Buf, ""
+}
+
+// refuse is scriptCall's error path: the refusal counts as an error reply
+// (afterErrorReply: under ERR, or under the code of a "-CODE ..." text) and
+// as a rejected call of cmd, so the script's own error reply, raised from
+// it, is not counted again.
+func (r *scriptRun) refuse(cmd *command, msg string) ([]byte, string) {
+	if strings.HasPrefix(msg, "-") {
+		r.s.countErrorLocked(msg[1:])
+	} else {
+		r.s.countErrorLocked("ERR " + msg)
+	}
+	if cmd != nil {
+		cmd.rejected.Add(1)
+	}
+	return nil, msg
 }
 
 // CommandExists reports whether args name a command.

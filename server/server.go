@@ -71,7 +71,8 @@ type stats struct {
 	totalConnections    atomic.Int64
 	totalCommands       atomic.Int64
 	rejectedConnections atomic.Int64
-	totalErrorReplies   int64 // mu
+	totalErrorReplies   int64            // mu
+	errors              map[string]int64 // mu: error replies by prefix (errorstats)
 	netInputBytes       atomic.Int64
 	netOutputBytes      atomic.Int64
 }
