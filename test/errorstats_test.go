@@ -17,10 +17,10 @@ func TestErrorStatsDiff(t *testing.T) {
 	a.DoMode(cmpExact, "CONFIG", "RESETSTAT")
 	steps := [][]string{
 		{"SET", "s", "v"},
-		{"LPUSH", "s", "x"},              // WRONGTYPE
-		{"NOSUCH"},                       // ERR unknown command (rejected)
-		{"GET"},                          // ERR wrong number of arguments (rejected)
-		{"INCR", "s"},                    // ERR not an integer
+		{"LPUSH", "s", "x"}, // WRONGTYPE
+		{"NOSUCH"},          // ERR unknown command (rejected)
+		{"GET"},             // ERR wrong number of arguments (rejected)
+		{"INCR", "s"},       // ERR not an integer
 		{"EVAL", "return redis.error_reply('MYERR custom')", "0"},
 		{"EVAL", "return {err='OTHER x'}", "0"},
 		{"EVAL", "return {err='nospace'}", "0"},
