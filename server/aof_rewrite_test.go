@@ -377,3 +377,31 @@ func TestRewriteTypes(t *testing.T) {
 		t.Fatalf("after rewrite and reload:\n%s\nwant\n%s", got, want)
 	}
 }
+
+// TestRewriteKeepsFunctions checks that a rewrite's base holds the FUNCTION
+// libraries (Redis's rewriteFunctions: one FUNCTION LOAD per library), so a
+// restart after BGREWRITEAOF still has them, and the base written at start
+// up too.
+func TestRewriteKeepsFunctions(t *testing.T) {
+	dir := t.TempDir()
+	s := startAOFServer(t, aofTestConfig(dir, "everysec"))
+	tc := dialAOF(t, s)
+	code := "#!lua name=keeplib\nredis.register_function('keepfn', function() return 'kept' end)"
+	tc.must("FUNCTION", "LOAD", code)
+	tc.must("SET", "k", "v")
+	tc.must("BGREWRITEAOF")
+	aofWaitRewriteDone(t, tc)
+	base := aofFileCommands(t, filepath.Join(dir, "appendonlydir", "appendonly.aof.2.base.aof"))
+	if !strings.Contains(base, "FUNCTION LOAD") {
+		t.Fatalf("base lacks the library:\n%s", base)
+	}
+	s.Close()
+	s2 := startAOFServer(t, aofTestConfig(dir, "everysec"))
+	tc2 := dialAOF(t, s2)
+	if r := tc2.do("FCALL", "keepfn", "0"); r != "kept" {
+		t.Fatalf("FCALL keepfn after the rewrite and a restart: %v", r)
+	}
+	if r := tc2.do("GET", "k"); r != "v" {
+		t.Fatalf("GET k: %v", r)
+	}
+}

@@ -82,3 +82,18 @@ func rewriteZSet(b []byte, key string, v any) []byte {
 	})
 	return b
 }
+
+// rewriteFunctions is Redis's rewriteFunctions: one FUNCTION LOAD of each
+// library's code, so that loading the base recreates them.
+func rewriteFunctions(s *Server, b []byte) []byte {
+	if s.scripting.lib == nil {
+		return b
+	}
+	for _, lib := range s.scripting.lib.Libs() {
+		b = aof.AppendArray(b, 3)
+		b = aof.AppendBulkString(b, "FUNCTION")
+		b = aof.AppendBulkString(b, "LOAD")
+		b = aof.AppendBulkString(b, lib.Code)
+	}
+	return b
+}

@@ -262,14 +262,15 @@ func (s *Server) wire() {
 	h.serveBlocked[blockZSet] = serveZSetWaiter // cmd_zsetblock.go
 
 	// rewriteAppendOnlyFileRio: one rewriter per type (strings are the
-	// rewrite's own); no server-wide state yet.
+	// rewrite's own), and the server-wide state after the keys
+	// (rewriteFunctions: the FUNCTION libraries).
 	h.rewriteValue = map[db.Type]rewriteValueFunc{
 		db.TypeList: rewriteList, // aof_rewrite_types.go
 		db.TypeSet:  rewriteSet,
 		db.TypeHash: rewriteHash,
 		db.TypeZSet: rewriteZSet,
 	}
-	h.rewriteGlobals = nil
+	h.rewriteGlobals = append(h.rewriteGlobals, rewriteFunctions) // aof_rewrite_types.go
 
 	// Close: the AOF's final write, fsync and close.
 	h.close = append(h.close,
