@@ -89,14 +89,11 @@ func evalGeneric(c *client, args [][]byte, sha, ro bool) {
 func prepareFlags(c *client, flags script.Flags, ro bool, r *scriptRun) bool {
 	s := c.srv
 	r.allowOOM = flags&script.FlagAllowOOM != 0
-	if !r.allowOOM && s.mem.scriptOOM && s.cfg.MaxMemory != 0 {
-		if flags&script.FlagNoWrites == 0 {
-			// processCommand refuses it: such a script is a deny-oom
-			// command (scriptFlagsToCmdFlags).
-			c.fail(protocol.ErrOOM)
-		} else {
-			c.fail(protocol.Error("OOM allow-oom flag is not set on the script, can not run it when used memory > 'maxmemory'"))
-		}
+	// Over maxmemory a script that may write is refused (for EVAL and FCALL
+	// by processCommand already: such a script is a deny-oom command,
+	// scriptFlagsToCmdFlags); a no-writes script runs, as in Redis 7.0.15.
+	if !r.allowOOM && s.mem.scriptOOM && s.cfg.MaxMemory != 0 && flags&script.FlagNoWrites == 0 {
+		c.fail(protocol.ErrOOM)
 		return false
 	}
 	if flags&script.FlagNoWrites != 0 {
