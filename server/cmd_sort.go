@@ -1,0 +1,352 @@
+package server
+
+import (
+	"bytes"
+	"slices"
+	"strings"
+	"unsafe"
+
+	"github.com/miniwatchd/miniwatchd/db"
+	"github.com/miniwatchd/miniwatchd/protocol"
+)
+
+// SORT and SORT_RO (Redis 7.0 sort.c sortCommandGeneric). The options are
+// parsed first (the first bad one is the reply), then the key is read, the
+// elements loaded (only the LIMIT range when nothing is to be sorted and the
+// value keeps an order of its own), weighted (the element, or the value a
+// BY pattern names), sorted, and sent or stored with their GET patterns.
+// STORE makes every lookup a write lookup and writes through
+// db.StoreList.
+
+var sortCommands = []commandDef{
+	{"sort", cmdSort},
+	{"sort_ro", cmdSortRO},
+}
+
+// Registration of the SORT family (moves to the wiring file with #16).
+func init() { registerFamily(sortCommands) }
+
+var errSortScore = protocol.Error("ERR One or more scores can't be converted into double")
+
+func cmdSort(c *client, args [][]byte)   { sortGeneric(c, args, false) }
+func cmdSortRO(c *client, args [][]byte) { sortGeneric(c, args, true) }
+
+// sortElem is one element of the vector to sort (redisSortObject).
+type sortElem struct {
+	obj    string
+	score  float64
+	cmp    []byte // the BY value of an ALPHA sort (aliases the db until the sort ends)
+	hasCmp bool
+}
+
+// sortOptions are SORT's parsed arguments.
+type sortOptions struct {
+	desc, alpha, dontsort bool
+	limitStart, limitCnt  int64
+	by                    []byte // nil: sort by the elements themselves
+	gets                  [][]byte
+	store                 []byte
+}
+
+// parseSortOptions parses args[2:]; it replies and reports false on error.
+func parseSortOptions(c *client, args [][]byte, readOnly bool) (sortOptions, bool) {
+	o := sortOptions{limitCnt: -1}
+	for j := 2; j < len(args); j++ {
+		left := len(args) - j - 1
+		a := args[j]
+		switch {
+		case cstrEqualFold(a, "asc"):
+			o.desc = false
+		case cstrEqualFold(a, "desc"):
+			o.desc = true
+		case cstrEqualFold(a, "alpha"):
+			o.alpha = true
+		case cstrEqualFold(a, "limit") && left >= 2:
+			s, ok1 := protocol.ParseInt(args[j+1])
+			n, ok2 := protocol.ParseInt(args[j+2])
+			if !ok1 || !ok2 {
+				c.fail(protocol.ErrNotInteger)
+				return o, false
+			}
+			o.limitStart, o.limitCnt = s, n
+			j += 2
+		case !readOnly && cstrEqualFold(a, "store") && left >= 1:
+			o.store = args[j+1]
+			j++
+		case cstrEqualFold(a, "by") && left >= 1:
+			o.by = args[j+1]
+			// A BY pattern without '*' (read as a C string) names no key:
+			// nothing to weigh, nothing to sort.
+			if bytes.IndexByte(cstrBytes(o.by), '*') < 0 {
+				o.dontsort = true
+			}
+			j++
+		case cstrEqualFold(a, "get") && left >= 1:
+			o.gets = append(o.gets, args[j+1])
+			j++
+		default:
+			c.fail(protocol.ErrSyntax)
+			return o, false
+		}
+	}
+	return o, true
+}
+
+// sortPatternValue is lookupKeyByPattern: the element itself for "#",
+// nothing for a pattern without '*', else the string at the key the
+// pattern names with its first '*' replaced by elem, or with "->field" the
+// field of the hash there.
+func sortPatternValue(c *client, pat []byte, elem string, forStore bool, keyBuf *[]byte) ([]byte, bool) {
+	if len(pat) > 0 && pat[0] == '#' && (len(pat) == 1 || pat[1] == 0) {
+		return sbytesOf(elem), true
+	}
+	star := bytes.IndexByte(cstrBytes(pat), '*')
+	if star < 0 {
+		return nil, false
+	}
+	end := len(pat) // end of the key part of the pattern
+	var field []byte
+	if f := bytes.Index(cstrBytes(pat[star+1:]), []byte("->")); f >= 0 {
+		at := star + 1 + f
+		if at+2 < len(pat) && pat[at+2] != 0 {
+			field, end = pat[at+2:], at
+		}
+	}
+	k := append((*keyBuf)[:0], pat[:star]...)
+	k = append(k, elem...)
+	k = append(k, pat[star+1:end]...)
+	*keyBuf = k
+	return c.db.SortPatternValue(k, field, field != nil, forStore)
+}
+
+// sbytesOf views s as bytes without copying; they must not be modified.
+func sbytesOf(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
+
+// isScriptClient reports whether c is the client scripts run commands as.
+func (c *client) isScriptClient() bool { return c == c.srv.scripting.sc }
+
+func sortGeneric(c *client, args [][]byte, readOnly bool) {
+	o, ok := parseSortOptions(c, args, readOnly)
+	if !ok {
+		return
+	}
+	forStore := o.store != nil
+	src, err := c.db.LookupSortSource(args[1], forStore)
+	if err != nil {
+		c.fail(err)
+		return
+	}
+	// A set has no order of its own: unsorted output would differ between
+	// a script (or what STORE writes) and its replay, so sort it ALPHA.
+	if o.dontsort && src.Set != nil && (forStore || c.isScriptClient()) {
+		o.dontsort, o.alpha, o.by = false, true, nil
+	}
+	var n int64
+	switch {
+	case src.List != nil:
+		n = int64(src.List.Len())
+	case src.Set != nil:
+		n = int64(src.Set.Len())
+	case src.ZSet != nil:
+		n = int64(src.ZSet.Len())
+	}
+	start := min(max(o.limitStart, 0), n)
+	cnt := min(max(o.limitCnt, -1), n)
+	end := n - 1
+	if cnt >= 0 {
+		end = start + cnt - 1
+	}
+	if start >= n {
+		start, end = n-1, n-2
+	}
+	if end >= n {
+		end = n - 1
+	}
+	vec := loadSortVector(&o, src, &start, &end)
+	var keyBuf []byte
+	if !o.dontsort {
+		convErr := false
+		for i := range vec {
+			by := sbytesOf(vec[i].obj)
+			if o.by != nil {
+				v, found := sortPatternValue(c, o.by, vec[i].obj, forStore, &keyBuf)
+				if !found {
+					continue
+				}
+				by = v
+			}
+			if o.alpha {
+				if o.by != nil {
+					vec[i].cmp, vec[i].hasCmp = by, true
+				}
+				continue
+			}
+			f, ok := protocol.ParseStrtodNoRange(by)
+			if !ok {
+				convErr = true
+			}
+			vec[i].score = f
+		}
+		sortVector(vec, &o, forStore)
+		if convErr {
+			c.fail(errSortScore)
+			return
+		}
+	}
+	rangeLen := end - start + 1
+	if rangeLen < 0 {
+		rangeLen = 0
+	}
+	outLen := rangeLen
+	if len(o.gets) > 0 {
+		outLen = int64(len(o.gets)) * rangeLen
+	}
+	if !forStore {
+		c.w.Array(int(outLen))
+		for j := start; j <= end; j++ {
+			if len(o.gets) == 0 {
+				c.w.BulkString(vec[j].obj)
+			}
+			for _, g := range o.gets {
+				if v, found := sortPatternValue(c, g, vec[j].obj, false, &keyBuf); found {
+					c.w.Bulk(v)
+				} else {
+					c.w.Null()
+				}
+			}
+		}
+		return
+	}
+	out := make([]string, 0, outLen)
+	for j := start; j <= end; j++ {
+		if len(o.gets) == 0 {
+			out = append(out, vec[j].obj)
+		}
+		for _, g := range o.gets {
+			v, _ := sortPatternValue(c, g, vec[j].obj, true, &keyBuf)
+			out = append(out, string(v))
+		}
+	}
+	c.db.StoreList(o.store, out, db.EvSortStore)
+	c.w.Int(outLen)
+}
+
+// loadSortVector loads the elements to sort. A list or sorted set with
+// nothing to sort loads only the LIMIT range, in its own order (reversed
+// for DESC), and start/end are moved to index the loaded vector.
+func loadSortVector(o *sortOptions, src db.SortSource, start, end *int64) []sortElem {
+	switch {
+	case src.List != nil && o.dontsort:
+		l := src.List
+		if *end < *start {
+			*start, *end = 0, -1
+			return nil
+		}
+		vec := make([]sortElem, 0, *end-*start+1)
+		for i := *start; i <= *end; i++ {
+			idx := i
+			if o.desc {
+				idx = int64(l.Len()) - 1 - i
+			}
+			vec = append(vec, sortElem{obj: l.At(int(idx))})
+		}
+		*end -= *start
+		*start = 0
+		return vec
+	case src.List != nil:
+		l := src.List
+		vec := make([]sortElem, l.Len())
+		for i := range vec {
+			vec[i].obj = l.At(i)
+		}
+		return vec
+	case src.Set != nil:
+		vec := make([]sortElem, 0, src.Set.Len())
+		src.Set.Each(func(m []byte) bool {
+			vec = append(vec, sortElem{obj: string(m)})
+			return true
+		})
+		return vec
+	case src.ZSet != nil && o.dontsort:
+		z := src.ZSet
+		n := *end - *start + 1
+		if n < 0 {
+			n = 0
+		}
+		vec := make([]sortElem, 0, n)
+		var nd *db.ZNode
+		if o.desc {
+			nd = z.ByRank(z.Len() - 1 - int(*start))
+		} else {
+			nd = z.ByRank(int(*start))
+		}
+		for ; n > 0 && nd != nil; n-- {
+			vec = append(vec, sortElem{obj: nd.Member()})
+			if o.desc {
+				nd = nd.Prev()
+			} else {
+				nd = nd.Next()
+			}
+		}
+		*end -= *start
+		*start = 0
+		return vec
+	case src.ZSet != nil:
+		vec := make([]sortElem, 0, src.ZSet.Len())
+		src.ZSet.Each(func(nd *db.ZNode) bool {
+			vec = append(vec, sortElem{obj: nd.Member()})
+			return true
+		})
+		return vec
+	}
+	return nil
+}
+
+// sortVector sorts as sortCompare orders: numbers by score then by the
+// elements' bytes; ALPHA by the BY values (missing ones first) or the
+// elements, byte-wise with STORE and as C strings otherwise (strcoll in
+// Redis's C.UTF-8 collation, which is strcmp). The sort is stable, as
+// glibc's qsort (a merge sort) is for equal elements.
+func sortVector(vec []sortElem, o *sortOptions, forStore bool) {
+	cmpText := func(a, b []byte) int {
+		if forStore {
+			return bytes.Compare(a, b)
+		}
+		return bytes.Compare(cstrBytes(a), cstrBytes(b))
+	}
+	cmp := func(a, b *sortElem) int {
+		var r int
+		switch {
+		case !o.alpha:
+			switch {
+			case a.score > b.score:
+				r = 1
+			case a.score < b.score:
+				r = -1
+			default:
+				r = strings.Compare(a.obj, b.obj)
+			}
+		case o.by != nil:
+			switch {
+			case !a.hasCmp || !b.hasCmp:
+				switch {
+				case a.hasCmp == b.hasCmp:
+					r = 0
+				case !a.hasCmp:
+					r = -1
+				default:
+					r = 1
+				}
+			default:
+				r = cmpText(a.cmp, b.cmp)
+			}
+		default:
+			r = cmpText(sbytesOf(a.obj), sbytesOf(b.obj))
+		}
+		if o.desc {
+			return -r
+		}
+		return r
+	}
+	slices.SortStableFunc(vec, func(a, b sortElem) int { return cmp(&a, &b) })
+}
