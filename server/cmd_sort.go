@@ -2,8 +2,8 @@ package server
 
 import (
 	"bytes"
-	"slices"
 	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/miniwatchd/miniwatchd/db"
@@ -162,7 +162,11 @@ func sortGeneric(c *client, args [][]byte, readOnly bool) {
 	if end >= n {
 		end = n - 1
 	}
-	vec := loadSortVector(&o, src, &start, &end)
+	sc := sortScratchPool.Get().(*sortScratch)
+	defer sc.release()
+	vec := loadSortVector(sc.vec[:0], &o, src, &start, &end)
+	sc.vec = vec
+	var perm []int32 // the sorted order of vec; nil: vec's own
 	var keyBuf []byte
 	if !o.dontsort {
 		convErr := false
@@ -181,13 +185,12 @@ func sortGeneric(c *client, args [][]byte, readOnly bool) {
 				}
 				continue
 			}
-			f, ok := protocol.ParseStrtodNoRange(by)
+			vec[i].score, ok = sortWeight(by)
 			if !ok {
 				convErr = true
 			}
-			vec[i].score = f
 		}
-		sortVector(vec, &o, forStore)
+		perm = sortVector(sc, vec, &o, forStore)
 		if convErr {
 			c.fail(errSortScore)
 			return
@@ -200,6 +203,16 @@ func sortGeneric(c *client, args [][]byte, readOnly bool) {
 	outLen := rangeLen
 	if len(o.gets) > 0 {
 		outLen = int64(len(o.gets)) * rangeLen
+	}
+	if perm != nil {
+		// Output in sorted order: move the elements of the range into place
+		// once (cheaper than indexing through perm twice per element).
+		sorted := sc.sorted[:0]
+		for j := start; j <= end; j++ {
+			sorted = append(sorted, vec[perm[j]])
+		}
+		sc.sorted = sorted
+		vec, end, start = sorted, end-start, 0
 	}
 	if !forStore {
 		c.w.Array(int(outLen))
@@ -234,15 +247,14 @@ func sortGeneric(c *client, args [][]byte, readOnly bool) {
 // loadSortVector loads the elements to sort. A list or sorted set with
 // nothing to sort loads only the LIMIT range, in its own order (reversed
 // for DESC), and start/end are moved to index the loaded vector.
-func loadSortVector(o *sortOptions, src db.SortSource, start, end *int64) []sortElem {
+func loadSortVector(vec []sortElem, o *sortOptions, src db.SortSource, start, end *int64) []sortElem {
 	switch {
 	case src.List != nil && o.dontsort:
 		l := src.List
 		if *end < *start {
 			*start, *end = 0, -1
-			return nil
+			return vec
 		}
-		vec := make([]sortElem, 0, *end-*start+1)
 		for i := *start; i <= *end; i++ {
 			idx := i
 			if o.desc {
@@ -255,13 +267,11 @@ func loadSortVector(o *sortOptions, src db.SortSource, start, end *int64) []sort
 		return vec
 	case src.List != nil:
 		l := src.List
-		vec := make([]sortElem, l.Len())
-		for i := range vec {
-			vec[i].obj = l.At(i)
+		for i := range l.Len() {
+			vec = append(vec, sortElem{obj: l.At(i)})
 		}
 		return vec
 	case src.Set != nil:
-		vec := make([]sortElem, 0, src.Set.Len())
 		src.Set.Each(func(m []byte) bool {
 			vec = append(vec, sortElem{obj: string(m)})
 			return true
@@ -273,7 +283,6 @@ func loadSortVector(o *sortOptions, src db.SortSource, start, end *int64) []sort
 		if n < 0 {
 			n = 0
 		}
-		vec := make([]sortElem, 0, n)
 		var nd *db.ZNode
 		if o.desc {
 			nd = z.ByRank(z.Len() - 1 - int(*start))
@@ -292,7 +301,6 @@ func loadSortVector(o *sortOptions, src db.SortSource, start, end *int64) []sort
 		*start = 0
 		return vec
 	case src.ZSet != nil:
-		vec := make([]sortElem, 0, src.ZSet.Len())
 		src.ZSet.Each(func(nd *db.ZNode) bool {
 			vec = append(vec, sortElem{obj: nd.Member()})
 			return true
@@ -302,51 +310,177 @@ func loadSortVector(o *sortOptions, src db.SortSource, start, end *int64) []sort
 	return nil
 }
 
-// sortVector sorts as sortCompare orders: numbers by score then by the
-// elements' bytes; ALPHA by the BY values (missing ones first) or the
-// elements, byte-wise with STORE and as C strings otherwise (strcoll in
-// Redis's C.UTF-8 collation, which is strcmp). The sort is stable, as
-// glibc's qsort (a merge sort) is for equal elements.
-func sortVector(vec []sortElem, o *sortOptions, forStore bool) {
-	cmpText := func(a, b []byte) int {
-		if forStore {
-			return bytes.Compare(a, b)
-		}
-		return bytes.Compare(cstrBytes(a), cstrBytes(b))
+// sortScratch is the reusable memory of one SORT: the vector, and the
+// pointer-free keys and permutations the sort moves around.
+type sortScratch struct {
+	vec, sorted []sortElem
+	keys, ktmp  []numKey
+	perm, ptmp  []int32
+}
+
+var sortScratchPool = sync.Pool{New: func() any { return new(sortScratch) }}
+
+// release clears what refers to values and returns sc to the pool
+// (very large vectors are let go).
+func (sc *sortScratch) release() {
+	if cap(sc.vec) > 1<<16 {
+		*sc = sortScratch{}
+	} else {
+		clear(sc.vec[:cap(sc.vec)])
+		clear(sc.sorted[:cap(sc.sorted)])
 	}
-	cmp := func(a, b *sortElem) int {
-		var r int
-		switch {
-		case !o.alpha:
+	sortScratchPool.Put(sc)
+}
+
+// numKey is what a numeric sort moves: the score and the element's index.
+type numKey struct {
+	score float64
+	idx   int32
+}
+
+// sortVector returns the order of vec as sortCompare sorts it: numbers by
+// score, then by the elements' bytes; ALPHA by the BY values (missing ones
+// first) or the elements, byte-wise with STORE and as C strings otherwise
+// (strcoll in Redis's C.UTF-8 collation, which is strcmp). Equal elements
+// keep their order, as with glibc's qsort (msort, a merge sort).
+func sortVector(sc *sortScratch, vec []sortElem, o *sortOptions, forStore bool) []int32 {
+	n := len(vec)
+	perm := grow32(sc.perm, n)
+	sc.perm = perm
+	if !o.alpha {
+		keys := sc.keys[:0]
+		for i := range vec {
+			keys = append(keys, numKey{vec[i].score, int32(i)})
+		}
+		sc.keys = keys
+		sc.ktmp = growKeys(sc.ktmp, n)
+		msortNumeric(vec, keys, sc.ktmp, o.desc)
+		for i, k := range keys {
+			perm[i] = k.idx
+		}
+		return perm
+	}
+	for i := range perm {
+		perm[i] = int32(i)
+	}
+	var cmp func(a, b *sortElem) int
+	switch {
+	case o.by != nil:
+		cmp = func(a, b *sortElem) int {
 			switch {
-			case a.score > b.score:
-				r = 1
-			case a.score < b.score:
-				r = -1
-			default:
-				r = strings.Compare(a.obj, b.obj)
-			}
-		case o.by != nil:
-			switch {
-			case !a.hasCmp || !b.hasCmp:
-				switch {
-				case a.hasCmp == b.hasCmp:
-					r = 0
-				case !a.hasCmp:
-					r = -1
-				default:
-					r = 1
+			case a.hasCmp && b.hasCmp:
+				if forStore {
+					return bytes.Compare(a.cmp, b.cmp)
 				}
-			default:
-				r = cmpText(a.cmp, b.cmp)
+				return bytes.Compare(cstrBytes(a.cmp), cstrBytes(b.cmp))
+			case a.hasCmp == b.hasCmp:
+				return 0
+			case !a.hasCmp:
+				return -1
 			}
-		default:
-			r = cmpText(sbytesOf(a.obj), sbytesOf(b.obj))
+			return 1
 		}
-		if o.desc {
-			return -r
-		}
-		return r
+	case forStore:
+		cmp = func(a, b *sortElem) int { return strings.Compare(a.obj, b.obj) }
+	default:
+		cmp = func(a, b *sortElem) int { return bytes.Compare(cstrBytes(sbytesOf(a.obj)), cstrBytes(sbytesOf(b.obj))) }
 	}
-	slices.SortStableFunc(vec, func(a, b sortElem) int { return cmp(&a, &b) })
+	if o.desc {
+		asc := cmp
+		cmp = func(a, b *sortElem) int { return asc(b, a) }
+	}
+	sc.ptmp = grow32(sc.ptmp, n)
+	msortPerm(vec, perm, sc.ptmp, cmp)
+	return perm
+}
+
+func grow32(b []int32, n int) []int32 {
+	if cap(b) < n {
+		return make([]int32, n)
+	}
+	return b[:n]
+}
+
+func growKeys(b []numKey, n int) []numKey {
+	if cap(b) < n {
+		return make([]numKey, n)
+	}
+	return b[:n]
+}
+
+// msortPerm is glibc's msort_with_tmp over the permutation p of vec: sort
+// both halves, then merge, taking from the left half while its element is
+// not greater. tmp is scratch space as long as p.
+func msortPerm(vec []sortElem, p, tmp []int32, cmp func(a, b *sortElem) int) {
+	n := len(p)
+	if n <= 1 {
+		return
+	}
+	n1 := n / 2
+	l, r := p[:n1], p[n1:]
+	msortPerm(vec, l, tmp[:n1], cmp)
+	msortPerm(vec, r, tmp[n1:], cmp)
+	i, j, k := 0, 0, 0
+	for i < len(l) && j < len(r) {
+		if cmp(&vec[l[i]], &vec[r[j]]) <= 0 {
+			tmp[k] = l[i]
+			i++
+		} else {
+			tmp[k] = r[j]
+			j++
+		}
+		k++
+	}
+	k += copy(tmp[k:], l[i:])
+	copy(p, tmp[:k]) // what is left of r is already in place
+}
+
+// msortNumeric is msortPerm for a numeric sort, over pointer-free keys,
+// with the comparison inlined: by score, then by the elements' bytes
+// (reversed for desc).
+func msortNumeric(vec []sortElem, b, tmp []numKey, desc bool) {
+	n := len(b)
+	if n <= 1 {
+		return
+	}
+	n1 := n / 2
+	l, r := b[:n1], b[n1:]
+	msortNumeric(vec, l, tmp[:n1], desc)
+	msortNumeric(vec, r, tmp[n1:], desc)
+	i, j, k := 0, 0, 0
+	for i < len(l) && j < len(r) {
+		var c int
+		switch a, b := &l[i], &r[j]; {
+		case a.score > b.score:
+			c = 1
+		case a.score < b.score:
+			c = -1
+		default:
+			c = strings.Compare(vec[a.idx].obj, vec[b.idx].obj)
+		}
+		if desc {
+			c = -c
+		}
+		if c <= 0 {
+			tmp[k] = l[i]
+			i++
+		} else {
+			tmp[k] = r[j]
+			j++
+		}
+		k++
+	}
+	k += copy(tmp[k:], l[i:])
+	copy(b, tmp[:k])
+}
+
+// sortWeight reads a numeric SORT weight as Redis's strtod with its ERANGE
+// check; integers in string2ll's form (the common case) take a short cut
+// with the same result (an int64 converts to the nearest double, as strtod
+// rounds).
+func sortWeight(b []byte) (float64, bool) {
+	if n, ok := protocol.ParseInt(b); ok {
+		return float64(n), true
+	}
+	return protocol.ParseStrtodNoRange(b)
 }
