@@ -190,7 +190,7 @@ func sortGeneric(c *client, args [][]byte, readOnly bool) {
 				convErr = true
 			}
 		}
-		perm = sortVector(sc, vec, &o, forStore)
+		perm = sortVector(sc, vec, &o, forStore, start, end)
 		if convErr {
 			c.fail(errSortScore)
 			return
@@ -342,8 +342,10 @@ type numKey struct {
 // score, then by the elements' bytes; ALPHA by the BY values (missing ones
 // first) or the elements, byte-wise with STORE and as C strings otherwise
 // (strcoll in Redis's C.UTF-8 collation, which is strcmp). Equal elements
-// keep their order, as with glibc's qsort (msort, a merge sort).
-func sortVector(sc *sortScratch, vec []sortElem, o *sortOptions, forStore bool) []int32 {
+// keep their order, as with glibc's qsort (msort, a merge sort), except
+// with a BY pattern and a partial LIMIT, where Redis's pqsort decides
+// (only ALPHA BY can tell: numeric ties are broken by the elements).
+func sortVector(sc *sortScratch, vec []sortElem, o *sortOptions, forStore bool, start, end int64) []int32 {
 	n := len(vec)
 	perm := grow32(sc.perm, n)
 	sc.perm = perm
@@ -388,6 +390,10 @@ func sortVector(sc *sortScratch, vec []sortElem, o *sortOptions, forStore bool) 
 	if o.desc {
 		asc := cmp
 		cmp = func(a, b *sortElem) int { return asc(b, a) }
+	}
+	if o.by != nil && (start != 0 || end != int64(n)-1) {
+		pqsortPerm(vec, perm, cmp, int(start), int(end))
+		return perm
 	}
 	sc.ptmp = grow32(sc.ptmp, n)
 	msortPerm(vec, perm, sc.ptmp, cmp)

@@ -23,7 +23,7 @@ func BenchmarkSortVector1000(b *testing.B) {
 			f, _ := sortWeight(sbytesOf(e))
 			vec[j] = sortElem{obj: e, score: f}
 		}
-		sortVector(sc, vec, o, false)
+		sortVector(sc, vec, o, false, 0, int64(len(vec))-1)
 	}
 }
 
