@@ -26,6 +26,9 @@ func (d *DB) growBitString(key []byte, e *entry, maxBit uint64) (*entry, *rawStr
 		d.insert(e)
 		return e, r, true
 	}
+	if r, ok := e.val.(*rawString); ok && need <= len(r.b) {
+		return e, r, false // the common case: nothing to convert or grow
+	}
 	before := baseSize(e)
 	r := e.rawBuffer()
 	grew := false
