@@ -8,7 +8,7 @@
 #                 minutes instead of 6; each newly implemented command family
 #                 adds about a minute to a full run)
 #   --rounds N    rounds of every throughput and contention workload
-#   --only GROUPS comma list of: P1, P16, EVALSHA, WATCH, MEMORY (default all)
+#   --only GROUPS comma list of: P1, P16, EVALSHA, BITSORT, WATCH, MEMORY (default all)
 #   --out DIR     where the raw results go (default: a new /tmp/miniwatchd-targets.*)
 #
 # What it does: builds miniwatchd and watchbench from this checkout, starts
@@ -23,6 +23,7 @@
 #   redis-benchmark -c 50 -r 100000, -P 1 and -P 16:
 #     SET GET INCR LPUSH LPOP SADD HSET ZADD MSET(10)   >= 1.0x at -P 1, >= 0.8x at -P 16
 #     EVALSHA of "return redis.call('INCR', KEYS[1])"    >= 0.8x
+#     BITSORT: SETBIT and BITCOUNT (1 kB) -P 16 >= 1.0x, SORT of 1,000 numbers -P 1 >= 0.8x
 #   watchbench -mode watch-hot (WATCH/GET/MULTI/SET/EXEC on one hot key)
 #     commits/s at 1, 8, 32, 128 clients                >= 1.0x, counter check every run
 #   memory: (RSS after 1,000,000 SETs of small strings - RSS empty) / keys
@@ -39,7 +40,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 QUICK=0
 ROUNDS=
-ONLY=P1,P16,EVALSHA,WATCH,MEMORY
+ONLY=P1,P16,EVALSHA,BITSORT,WATCH,MEMORY
 OUT=
 while (($#)); do
 	case $1 in
@@ -159,6 +160,9 @@ TEST=([SET]=set [GET]=get [INCR]=incr [LPUSH]=lpush [LPOP]=lpop [SADD]=sadd [HSE
 NEEDS=([SET]=set [GET]="set get" [INCR]=incr [LPUSH]=lpush [LPOP]="lpop lpush llen" [SADD]=sadd
 	[HSET]=hset [ZADD]=zadd [MSET]=mset [EVALSHA]="evalsha script")
 NAMES=(SET GET INCR LPUSH LPOP SADD HSET ZADD MSET)
+# Workloads given as a command line (redis-benchmark's __rand_int__ is
+# zero-padded, so it can only stand in keys, not in integer arguments).
+declare -A CMDLINE=([SETBIT]="setbit bits:__rand_int__ 7 1" [BITCOUNT]="bitcount bigbits" [SORT]="sort sortnums")
 
 RUNS=$OUT/runs.tsv      # id side round value p50_ms p99_ms cpu_us_per_op abort_ratio status
 TARGETS=$OUT/targets.tsv # id label op want (op: ge or le)
@@ -180,6 +184,10 @@ prepare() {
 	SADD) cli "$side" DEL myset >/dev/null ;;
 	HSET) cli "$side" DEL myhash >/dev/null ;;
 	ZADD) cli "$side" DEL myzset >/dev/null ;;
+	BITCOUNT) cli "$side" SETBIT bigbits 8191 1 >/dev/null ;;
+	SORT) # shellcheck disable=SC2046
+		cli "$side" DEL sortnums >/dev/null
+		cli "$side" RPUSH sortnums $(awk 'BEGIN { srand(19); for (i = 0; i < 1000; i++) printf "%d ", int(rand() * 1000000) }') >/dev/null ;;
 	esac
 }
 
@@ -189,9 +197,12 @@ bench_run() {
 	n=$N_P1
 	((p > 1)) && n=$N_P16
 	[[ $name == MSET ]] && n=$((n / 2))
+	[[ $name == SORT ]] && n=$((n / 10))
 	prepare "$side" "$id" "$n"
 	if [[ $name == EVALSHA ]]; then
 		args=(evalsha "$SHA" 1 "counter:__rand_int__")
+	elif [[ -n ${CMDLINE[$name]:-} ]]; then
+		read -ra args <<<"${CMDLINE[$name]}"
 	else
 		args=(-t "${TEST[$name]}")
 	fi
@@ -302,6 +313,11 @@ if wants EVALSHA; then
 		SHA=$(cli redis SCRIPT LOAD "$SCRIPT")
 		[[ $(cli mw SCRIPT LOAD "$SCRIPT") == "$SHA" ]] || fatal "SCRIPT LOAD gives different SHA1s"
 	fi
+fi
+if wants BITSORT; then # bitmaps and SORT (issue #19)
+	add_workload SETBIT/P16 "SETBIT -P 16" ge 1.0 setbit
+	add_workload BITCOUNT/P16 "BITCOUNT (1 kB) -P 16" ge 1.0 setbit bitcount
+	add_workload SORT/P1 "SORT (1,000 numbers) -P 1" ge 0.8 rpush sort
 fi
 WATCH_IDS=()
 if wants WATCH; then

@@ -52,3 +52,19 @@ func TestParseStrtod(t *testing.T) {
 		}
 	}
 }
+
+func TestParseStrtodNoRange(t *testing.T) {
+	for _, tc := range []struct {
+		in string
+		ok bool
+	}{
+		{"1", true}, {"", true}, {" 5", true}, {"5 ", false}, {"0x10", true}, {"inf", true},
+		{"-Infinity", true}, {"nan", false}, {"1e400", false}, {"-1e400", false}, {"1e-400", false},
+		{"1e-310", false}, {"4.9e-324", false}, {"2.2250738585072014e-308", true},
+		{"2.2250738585072011e-308", false}, {"0e-400", true}, {"0x0p-2000", true}, {"1\x002", true},
+	} {
+		if _, ok := ParseStrtodNoRange([]byte(tc.in)); ok != tc.ok {
+			t.Errorf("ParseStrtodNoRange(%q) ok=%v, want %v", tc.in, ok, tc.ok)
+		}
+	}
+}

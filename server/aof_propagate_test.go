@@ -67,6 +67,12 @@ func aofPropagationScript() [][]string {
 		s("BLMPOP 0 1 l3 LEFT"), s("ZADD bz 1 a 2 b 3 c 4 d"), s("BZPOPMIN bz 0"), s("BZPOPMAX nosuch bz 0"),
 		s("BZMPOP 0 1 bz MIN COUNT 5"), s("MULTI"), s("BLPOP nosuch 0"), s("RPUSH lt x"), s("BLPOP lt 0"), s("EXEC"),
 		s("LINDEX l4 0"), s("LPOS l4 4"), s("LLEN l4"),
+		// Bitmaps and SORT (no-ops must not be logged).
+		s("SETBIT bm 7 1"), s("SETBIT bm 7 1"), s("SETBIT bm 30 0"), s("GETBIT bm 7"), s("BITCOUNT bm"),
+		s("BITFIELD bm SET u8 0 1 GET u8 0"), s("BITFIELD bm SET u8 0 1"), s("BITFIELD bm INCRBY i4 4 3 OVERFLOW FAIL INCRBY u2 0 9"),
+		s("BITFIELD bf OVERFLOW FAIL INCRBY u2 0 9"), s("BITFIELD_RO bm GET u8 0"), s("BITOP OR bo bm nosuch"),
+		s("BITOP AND bo nosuch"), s("BITOP AND bo nosuch"), s("RPUSH sl 3 1 2"), s("SORT sl"), s("SORT sl STORE so"),
+		s("SORT nosuch STORE so"), s("SORT nosuch STORE so"), s("SORT_RO sl"),
 	}
 }
 

@@ -53,6 +53,8 @@ var commandFamilies = [][]commandDef{
 	pubsubCommands,        // cmd_pubsub.go
 	scriptCommands,        // cmd_script.go: EVAL*, SCRIPT *
 	functionCommands,      // cmd_function.go: FCALL*, FUNCTION *
+	bitmapCommands,        // cmd_bitmap.go: SETBIT, GETBIT, BITCOUNT, BITPOS, BITOP, BITFIELD*
+	sortCommands,          // cmd_sort.go: SORT, SORT_RO
 }
 
 // hooks are the server's hook points. Each runs under the engine lock
