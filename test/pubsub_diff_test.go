@@ -461,6 +461,8 @@ func TestTrackingDiff(t *testing.T) {
 		{"own writes and transactions", trackingSelf},
 		{"expiry and flush", trackingExpiry},
 		{"eviction", trackingEviction},
+		{"eviction order volatile-ttl", evictionOrderTTL},
+		{"eviction order volatile-lru", evictionOrderLRU},
 		{"scripts and functions", trackingScripts},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -729,6 +731,47 @@ C: CONFIG SET notify-keyspace-events KEA
 C: SET big value
 A: GET big
 C: CONFIG SET maxmemory-policy allkeys-random
+C: CONFIG SET maxmemory 1
+C: GET nothing
+C: CONFIG SET maxmemory 0
+C: DBSIZE
+`
+
+// evictionOrderTTL: with a handful of volatile keys every one is in
+// Redis's eviction pool (EVPOOL_SIZE 16, maxmemory-samples 5 per db), so
+// volatile-ttl evicts them nearest deadline first, whatever the order they
+// were written in; keys without a TTL stay.
+const evictionOrderTTL = `
+A: SUBSCRIBE __keyevent@0__:evicted
+C: CONFIG SET notify-keyspace-events Ee
+C: CONFIG SET maxmemory-policy volatile-ttl
+C: SET p1 v
+C: SET t5 v EX 5000
+C: SET t2 v EX 2000
+C: SET p2 v
+C: SET t4 v EX 4000
+C: SET t1 v EX 1000
+C: SET t3 v EX 3000
+C: CONFIG SET maxmemory 1
+C: GET nothing
+C: CONFIG SET maxmemory 0
+C: DBSIZE
+`
+
+// evictionOrderLRU: volatile-lru evicts the least recently used volatile
+// key first (reads set the LRU clock, OBJECT FREQ/IDLETIME aside).
+const evictionOrderLRU = `
+A: SUBSCRIBE __keyevent@0__:evicted
+C: CONFIG SET notify-keyspace-events Ee
+C: CONFIG SET maxmemory-policy volatile-lru
+C: SET a v EX 1000
+C: SET b v EX 1000
+C: SET c v EX 1000
+C: SET keep v
+C: DEBUG SLEEP 1.1
+C: GET c
+C: DEBUG SLEEP 1.1
+C: GET a
 C: CONFIG SET maxmemory 1
 C: GET nothing
 C: CONFIG SET maxmemory 0
