@@ -75,6 +75,7 @@ type Config struct {
 	ZSetMaxListpackEntries int64
 	ZSetMaxListpackValue   int64
 	ListMaxListpackSize    int
+	HLLSparseMaxBytes      int64 // hll-sparse-max-bytes: largest sparse HyperLogLog
 	ListCompressDepth      int
 
 	// Lazy freeing (no effect on replies; reported by CONFIG GET).
@@ -165,6 +166,7 @@ func DefaultConfig() Config {
 		ZSetMaxListpackEntries: 128,
 		ZSetMaxListpackValue:   64,
 		ListMaxListpackSize:    -2,
+		HLLSparseMaxBytes:      3000,
 
 		LogLevel: "notice",
 	}
