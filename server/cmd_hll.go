@@ -112,4 +112,3 @@ func cmdPFSelfTest(c *client, _ [][]byte) {
 	}
 	c.w.OK()
 }
-
