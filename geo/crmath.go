@@ -139,10 +139,111 @@ func cosDD(x float64) dd {
 	}
 }
 
+// The fast evaluations below keep the leading terms of the series in
+// double-double and sum the small tail in double arithmetic: their relative
+// error is below 2^-62. A result is returned when that bound cannot change
+// its rounding (Ziv's test); otherwise the full series decides.
+const fastRelErr = 0x1p-60
+
+// sinPolyFast is sinPoly with the terms from r^7 on in double arithmetic.
+func sinPolyFast(r dd) dd {
+	r2 := ddMul(r, r)
+	t := r2.hi
+	p := invFactF[25]
+	for n := 23; n >= 7; n -= 2 {
+		p = p*t + sgnFact(n)
+	}
+	acc := ddAdd(sgnFactDD(5), dd{t * p, 0})
+	acc = ddAdd(sgnFactDD(3), ddMul(r2, acc))
+	acc = ddAdd(dd{1, 0}, ddMul(r2, acc))
+	return ddMul(r, acc)
+}
+
+// cosPolyFast is cosPoly with the terms from r^8 on in double arithmetic.
+func cosPolyFast(r dd) dd {
+	r2 := ddMul(r, r)
+	t := r2.hi
+	p := -invFactF[26]
+	for n := 24; n >= 8; n -= 2 {
+		p = p*t + sgnFact(n)
+	}
+	acc := ddAdd(sgnFactDD(6), dd{t * p, 0})
+	acc = ddAdd(sgnFactDD(4), ddMul(r2, acc))
+	acc = ddAdd(sgnFactDD(2), ddMul(r2, acc))
+	return ddAdd(dd{1, 0}, ddMul(r2, acc))
+}
+
+// invFactF[n] is 1/n! rounded to a double.
+var invFactF = func() (f [28]float64) {
+	for i := range f {
+		f[i] = invFact[i].hi
+	}
+	return f
+}()
+
+// sgnFact is the Taylor coefficient of r^n in sin or cos: (-1)^(n/2) / n!.
+func sgnFact(n int) float64 {
+	if (n/2)%2 == 1 {
+		return -invFactF[n]
+	}
+	return invFactF[n]
+}
+
+func sgnFactDD(n int) dd {
+	if (n/2)%2 == 1 {
+		return neg(invFact[n])
+	}
+	return invFact[n]
+}
+
+func sinFastDD(x float64) dd {
+	r, k := reduce(x)
+	switch k {
+	case 0:
+		return sinPolyFast(r)
+	case 1:
+		return cosPolyFast(r)
+	case 2:
+		return neg(sinPolyFast(r))
+	default:
+		return neg(cosPolyFast(r))
+	}
+}
+
+func cosFastDD(x float64) dd {
+	r, k := reduce(x)
+	switch k {
+	case 0:
+		return cosPolyFast(r)
+	case 1:
+		return neg(sinPolyFast(r))
+	case 2:
+		return neg(cosPolyFast(r))
+	default:
+		return sinPolyFast(r)
+	}
+}
+
+// roundSafe returns v's rounding when an error of rel*|v| cannot change it.
+func roundSafe(v dd, rel float64) (float64, bool) {
+	a := math.Abs(v.hi)
+	if a == 0 || math.Float64bits(a)&(1<<52-1) == 0 || math.IsInf(a, 0) {
+		return 0, false // zero or a power of two: decide slowly
+	}
+	ulp := math.Nextafter(a, math.Inf(1)) - a
+	if math.Abs(v.lo)+rel*a < ulp/2 {
+		return v.hi, true
+	}
+	return 0, false
+}
+
 // Sin is sin(x) correctly rounded (for the arguments geo uses).
 func Sin(x float64) float64 {
 	if x == 0 || math.IsInf(x, 0) || x != x || math.Abs(x) > 1e6 {
 		return math.Sin(x)
+	}
+	if v, ok := roundSafe(sinFastDD(x), fastRelErr); ok {
+		return v
 	}
 	return sinDD(x).hi
 }
@@ -151,6 +252,9 @@ func Sin(x float64) float64 {
 func Cos(x float64) float64 {
 	if math.IsInf(x, 0) || x != x || math.Abs(x) > 1e6 {
 		return math.Cos(x)
+	}
+	if v, ok := roundSafe(cosFastDD(x), fastRelErr); ok {
+		return v
 	}
 	return cosDD(x).hi
 }
@@ -162,9 +266,16 @@ func Asin(x float64) float64 {
 	if x == 0 || math.Abs(x) > 0.99999 || x != x {
 		return y0
 	}
-	s := sinDD(y0)
-	c := cosDD(y0)
+	s, c := sinFastDD(y0), cosFastDD(y0)
+	// The error of s moves the step by about fastRelErr*tan(y0) relative.
+	if v, ok := roundSafe(asinStep(x, y0, s, c), fastRelErr*math.Max(1, math.Abs(s.hi/c.hi/y0))*4); ok {
+		return v
+	}
+	return asinStep(x, y0, sinDD(y0), cosDD(y0)).hi
+}
+
+func asinStep(x, y0 float64, s, c dd) dd {
 	diff := ddAdd(s, dd{-x, 0})
 	delta := (diff.hi + diff.lo) / c.hi
-	return ddAdd(dd{y0, 0}, dd{-delta, 0}).hi
+	return ddAdd(dd{y0, 0}, dd{-delta, 0})
 }

@@ -44,13 +44,34 @@ func Distance(lon1d, lat1d, lon2d, lat2d float64) float64 {
 	return 2.0 * EarthRadius * Asin(math.Sqrt(a))
 }
 
+// distanceFast is Distance with Go's math functions (within a few ulps):
+// a search uses it to reject the candidates clearly outside the area
+// before computing the exact distance of the others.
+func distanceFast(lon1d, lat1d, lon2d, lat2d float64) float64 {
+	lon1r := degRad(lon1d)
+	lon2r := degRad(lon2d)
+	v := math.Sin((lon2r - lon1r) / 2)
+	if v == 0 {
+		return latDistance(lat1d, lat2d)
+	}
+	lat1r := degRad(lat1d)
+	lat2r := degRad(lat2d)
+	u := math.Sin((lat2r - lat1r) / 2)
+	a := u*u + math.Cos(lat1r)*math.Cos(lat2r)*v*v
+	return 2.0 * EarthRadius * math.Asin(math.Sqrt(a))
+}
+
+// clearlyBeyond reports whether a distance computed by distanceFast is
+// beyond limit by more than its possible error.
+func clearlyBeyond(fast, limit float64) bool { return fast > limit*(1+1e-12)+1e-9 }
+
 // inRectangle is geohashGetDistanceIfInRectangle: whether (x2,y2) is
 // within the width_m x height_m box centred on (x1,y1), and its distance.
 func inRectangle(widthM, heightM, x1, y1, x2, y2 float64) (float64, bool) {
 	if latDistance(y2, y1) > heightM/2 {
 		return 0, false
 	}
-	if Distance(x2, y2, x1, y2) > widthM/2 {
+	if clearlyBeyond(distanceFast(x2, y2, x1, y2), widthM/2) || Distance(x2, y2, x1, y2) > widthM/2 {
 		return 0, false
 	}
 	return Distance(x1, y1, x2, y2), true

@@ -27,8 +27,12 @@ func (s *Shape) withinShape(score float64) (p Point, ok bool) {
 	if s.Box {
 		dist, ok = inRectangle(s.Width*s.Conversion, s.Height*s.Conversion, s.Longitude, s.Latitude, lon, lat)
 	} else {
+		limit := s.Radius * s.Conversion
+		if clearlyBeyond(distanceFast(s.Longitude, s.Latitude, lon, lat), limit) {
+			return Point{}, false
+		}
 		dist = Distance(s.Longitude, s.Latitude, lon, lat)
-		ok = dist <= s.Radius*s.Conversion
+		ok = dist <= limit
 	}
 	return Point{Longitude: lon, Latitude: lat, Dist: dist, Score: score}, ok
 }
@@ -41,7 +45,7 @@ func (s *Shape) Search(rangeFn RangeFunc, limit int) []Point {
 	c := s.areas()
 	boxes := [9]HashBits{c.hash, c.neighbors.North, c.neighbors.South, c.neighbors.East, c.neighbors.West,
 		c.neighbors.NorthEast, c.neighbors.NorthWest, c.neighbors.SouthEast, c.neighbors.SouthWest}
-	var out []Point
+	out := make([]Point, 0, 16)
 	lastProcessed := 0
 	for i, b := range boxes {
 		if b.IsZero() {
