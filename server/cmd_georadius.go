@@ -121,7 +121,13 @@ func geoRadiusGeneric(c *client, args [][]byte, srcIdx int, flags int) {
 		returned = int(q.count)
 	}
 	if q.sort != 0 {
-		geo.SortByDistance(points, q.sort == 2)
+		// qsort (glibc's merge sort: stable) for everything, pqsort for
+		// the first COUNT, as Redis does.
+		if returned == len(points) {
+			geo.SortByDistance(points, q.sort == 2)
+		} else {
+			geo.PartialSortByDistance(points, q.sort == 2, 0, returned-1)
+		}
 	}
 	points = points[:returned]
 	if q.storeKey != nil {
