@@ -8,7 +8,7 @@
 #                 minutes instead of 6; each newly implemented command family
 #                 adds about a minute to a full run)
 #   --rounds N    rounds of every throughput and contention workload
-#   --only GROUPS comma list of: P1, P16, EVALSHA, BITSORT, WATCH, MEMORY (default all)
+#   --only GROUPS comma list of: P1, P16, EVALSHA, BITSORT, HLLGEO, WATCH, MEMORY (default all)
 #   --out DIR     where the raw results go (default: a new /tmp/miniwatchd-targets.*)
 #
 # What it does: builds miniwatchd and watchbench from this checkout, starts
@@ -24,6 +24,9 @@
 #     SET GET INCR LPUSH LPOP SADD HSET ZADD MSET(10)   >= 1.0x at -P 1, >= 0.8x at -P 16
 #     EVALSHA of "return redis.call('INCR', KEYS[1])"    >= 0.8x
 #     BITSORT: SETBIT and BITCOUNT (1 kB) -P 16 >= 1.0x, SORT of 1,000 numbers -P 1 >= 0.8x
+#   HLLGEO (-P 1): PFADD of random elements, PFCOUNT of one key (10,000
+#     elements, cached cardinality) >= 1.0x; GEOSEARCH BYRADIUS 100 km ASC
+#     over 100,000 random positions >= 0.8x
 #   watchbench -mode watch-hot (WATCH/GET/MULTI/SET/EXEC on one hot key)
 #     commits/s at 1, 8, 32, 128 clients                >= 1.0x, counter check every run
 #   memory: (RSS after 1,000,000 SETs of small strings - RSS empty) / keys
@@ -40,7 +43,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 QUICK=0
 ROUNDS=
-ONLY=P1,P16,EVALSHA,BITSORT,WATCH,MEMORY
+ONLY=P1,P16,EVALSHA,BITSORT,HLLGEO,WATCH,MEMORY
 OUT=
 while (($#)); do
 	case $1 in
@@ -160,9 +163,18 @@ TEST=([SET]=set [GET]=get [INCR]=incr [LPUSH]=lpush [LPOP]=lpop [SADD]=sadd [HSE
 NEEDS=([SET]=set [GET]="set get" [INCR]=incr [LPUSH]=lpush [LPOP]="lpop lpush llen" [SADD]=sadd
 	[HSET]=hset [ZADD]=zadd [MSET]=mset [EVALSHA]="evalsha script")
 NAMES=(SET GET INCR LPUSH LPOP SADD HSET ZADD MSET)
-# Workloads given as a command line (redis-benchmark's __rand_int__ is
-# zero-padded, so it can only stand in keys, not in integer arguments).
-declare -A CMDLINE=([SETBIT]="setbit bits:__rand_int__ 7 1" [BITCOUNT]="bitcount bigbits" [SORT]="sort sortnums")
+# Workloads given as a whole command line (redis-benchmark's __rand_int__
+# is zero-padded, so it can only stand in keys, not in integer arguments).
+declare -A CMDLINE=(
+	[SETBIT]="setbit bits:__rand_int__ 7 1"
+	[BITCOUNT]="bitcount bigbits"
+	[SORT]="sort sortnums"
+	[PFADD]="pfadd hll:bench element:__rand_int__"
+	[PFCOUNT]="pfcount hll:count"
+	[GEOSEARCH]="geosearch geo:100k fromlonlat 13.361389 38.115556 byradius 100 km asc"
+)
+NEEDS+=([PFADD]=pfadd [PFCOUNT]="pfadd pfcount eval" [GEOSEARCH]="geoadd geosearch zcard")
+GEO_MEMBERS=100000
 
 RUNS=$OUT/runs.tsv      # id side round value p50_ms p99_ms cpu_us_per_op abort_ratio status
 TARGETS=$OUT/targets.tsv # id label op want (op: ge or le)
@@ -188,7 +200,38 @@ prepare() {
 	SORT) # shellcheck disable=SC2046
 		cli "$side" DEL sortnums >/dev/null
 		cli "$side" RPUSH sortnums $(awk 'BEGIN { srand(19); for (i = 0; i < 1000; i++) printf "%d ", int(rand() * 1000000) }') >/dev/null ;;
+	PFADD) cli "$side" DEL hll:bench >/dev/null ;;
+	PFCOUNT)
+		cli "$side" DEL hll:count >/dev/null
+		cli "$side" EVAL "for i = 1, 10000 do redis.call('PFADD', KEYS[1], i) end" 1 hll:count >/dev/null
+		cli "$side" PFCOUNT hll:count >/dev/null
+		;;
+	GEOSEARCH)
+		if [[ $(cli "$side" ZCARD geo:100k) != "$GEO_MEMBERS" ]]; then
+			cli "$side" DEL geo:100k >/dev/null
+			redis-cli -h 127.0.0.1 -p "${PORT[$side]}" --pipe <"$(geo_file)" >/dev/null
+		fi
+		;;
 	esac
+}
+
+# geo_file writes (once) and names the GEOADD commands of GEO_MEMBERS
+# positions spread over the indexable area, the same for both servers.
+geo_file() {
+	local f=${TMPDIR:-/tmp}/miniwatchd-bench-geo-$GEO_MEMBERS.resp
+	if [[ ! -s $f ]]; then
+		awk -v n="$GEO_MEMBERS" 'BEGIN { ORS = ""; srand(19)
+			for (i = 0; i < n; i += 100) {
+				printf "*%d\r\n$6\r\nGEOADD\r\n$8\r\ngeo:100k\r\n", 2 + 300
+				for (j = i; j < i + 100; j++) {
+					lon = sprintf("%.6f", rand() * 360 - 180); lat = sprintf("%.6f", rand() * 170 - 85)
+					m = "m" j
+					printf "$%d\r\n%s\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n", length(lon), lon, length(lat), lat, length(m), m
+				}
+			} }' >"$f.$$"
+		mv "$f.$$" "$f"
+	fi
+	echo "$f"
 }
 
 # bench_run SIDE ID ROUND: one redis-benchmark run, appended to RUNS
@@ -318,6 +361,14 @@ if wants BITSORT; then # bitmaps and SORT (issue #19)
 	add_workload SETBIT/P16 "SETBIT -P 16" ge 1.0 setbit
 	add_workload BITCOUNT/P16 "BITCOUNT (1 kB) -P 16" ge 1.0 setbit bitcount
 	add_workload SORT/P1 "SORT (1,000 numbers) -P 1" ge 0.8 rpush sort
+fi
+if wants HLLGEO; then # HyperLogLog and geo (issue #19)
+	# shellcheck disable=SC2086
+	add_workload PFADD/P1 "PFADD -P 1" ge 1.0 ${NEEDS[PFADD]}
+	# shellcheck disable=SC2086
+	add_workload PFCOUNT/P1 "PFCOUNT (one key) -P 1" ge 1.0 ${NEEDS[PFCOUNT]}
+	# shellcheck disable=SC2086
+	add_workload GEOSEARCH/P1 "GEOSEARCH 100k -P 1" ge 0.8 ${NEEDS[GEOSEARCH]}
 fi
 WATCH_IDS=()
 if wants WATCH; then

@@ -80,6 +80,7 @@ type Config struct {
 	SetMaxIntsetEntries    int64
 	ZSetMaxListpackEntries int64
 	ZSetMaxListpackValue   int64
+	HLLSparseMaxBytes      int64 // hll-sparse-max-bytes: largest sparse HyperLogLog
 	ListMaxListpackSize    int
 	ListCompressDepth      int
 
@@ -163,6 +164,7 @@ func DefaultConfig() Config {
 		SetMaxIntsetEntries:    512,
 		ZSetMaxListpackEntries: 128,
 		ZSetMaxListpackValue:   64,
+		HLLSparseMaxBytes:      3000,
 		ListMaxListpackSize:    -2,
 
 		LogLevel: "notice",

@@ -87,7 +87,8 @@ var numericParams = []paramDef{
 	uintParam("stream-node-max-bytes", "", 0, 0, cLongMax, 4096).memory(),
 	uintParam("zset-max-listpack-value", "zset-max-ziplist-value", 0, 0, cLongMax, 64).memory().
 		typed(int64Field(func(c *Config) *int64 { return &c.ZSetMaxListpackValue })),
-	uintParam("hll-sparse-max-bytes", "", 0, 0, cLongMax, 3000).memory(),
+	uintParam("hll-sparse-max-bytes", "", 0, 0, cLongMax, 3000).memory().
+		typed(int64Field(func(c *Config) *int64 { return &c.HLLSparseMaxBytes })),
 	uintParam("tracking-table-max-keys", "", 0, 0, cLongMax, 1000000).
 		typed(int64Field(func(c *Config) *int64 { return &c.TrackingTableMaxKeys })),
 	uintParam("client-query-buffer-limit", "", fDebug, 1<<20, cLongMax, 1<<30).memory(),

@@ -55,6 +55,8 @@ var commandFamilies = [][]commandDef{
 	functionCommands,      // cmd_function.go: FCALL*, FUNCTION *
 	bitmapCommands,        // cmd_bitmap.go: SETBIT, GETBIT, BITCOUNT, BITPOS, BITOP, BITFIELD*
 	sortCommands,          // cmd_sort.go: SORT, SORT_RO
+	hllCommands,           // cmd_hll.go: PFADD, PFCOUNT, PFMERGE, PFDEBUG, PFSELFTEST
+	geoCommands,           // cmd_geo.go, cmd_georadius.go: GEO*
 }
 
 // hooks are the server's hook points. Each runs under the engine lock
