@@ -67,6 +67,9 @@ func (s *Server) performEvictionsLocked() expire.EvictResult {
 	if s.cfg.MaxMemory == 0 {
 		return expire.EvictOK
 	}
+	if s.ops.pause.active() {
+		return expire.EvictFail // paused: the dataset stays as it is (cmd_pause.go)
+	}
 	return s.mem.evictor.Perform(s.ks, expire.EvictParams{
 		MaxMemory: int64(s.cfg.MaxMemory),
 		Policy:    s.mem.policy,

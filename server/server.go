@@ -59,6 +59,7 @@ type Server struct {
 	blk          blockingState // mu: blocked clients and ready keys (blocking.go)
 	loop         *eventLoop    // client I/O (eventloop.go)
 	aof          aofState      // mu (aof.go)
+	ops          opsState      // mu: MONITOR, SLOWLOG, LATENCY, CLIENT PAUSE (ops.go)
 	// cmdStart is when the next top-level command starts (wall clock): set
 	// by the connection loop at the start of a batch and advanced by each
 	// command to its end, so the clock is read once per command (mu).
@@ -165,6 +166,9 @@ func (s *Server) Listen() error {
 		binds = []string{"127.0.0.1"}
 	}
 	port := s.cfg.Port
+	if port == 0 && s.ops.unixSocket != "" {
+		binds = nil // port 0 with a Unix socket: no TCP listener, as in Redis
+	}
 	for _, b := range binds {
 		if len(b) > 0 && b[0] == '-' {
 			b = b[1:] // "-::1": optional address, as redis.conf allows
@@ -182,6 +186,10 @@ func (s *Server) Listen() error {
 		s.lnMu.Unlock()
 	}
 	s.cfg.Port = port
+	if err := s.listenUnix(); err != nil { // unixsocket (listen_unix.go)
+		s.closeListeners()
+		return err
+	}
 	return nil
 }
 
@@ -319,7 +327,7 @@ func (s *Server) cron() {
 		}
 		s.mu.Lock()
 		hz := max(s.cfg.Hz, 1)
-		active := s.activeExpire
+		active := s.activeExpire && !s.ops.pause.active() // no expiry while clients are paused
 		p := expire.Params{Hz: hz, Effort: s.cfg.ActiveExpireEffort}
 		s.mu.Unlock()
 		now := time.Now()
