@@ -77,7 +77,7 @@ func cmdClientPause(c *client, args [][]byte) {
 		c.fail(errPauseMode)
 		return
 	case len(args) > 4:
-		c.fail(protocol.ErrUnknownSubcommand(args[1], "CLIENT"))
+		c.fail(errSubcommandSyntax(args[1], "CLIENT"))
 		return
 	}
 	c.srv.pauseClientsLocked(kind, time.Now().Add(time.Duration(ms)*time.Millisecond))

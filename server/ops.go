@@ -3,6 +3,8 @@ package server
 import (
 	"strconv"
 	"time"
+
+	"github.com/miniwatchd/miniwatchd/protocol"
 )
 
 // Server operations (issue #26): MONITOR (cmd_monitor.go), the slow log
@@ -159,4 +161,19 @@ func isSkipMonitor(cmd *command) bool {
 		return true
 	}
 	return false
+}
+
+// errSubcommandSyntax is Redis's addReplySubcommandSyntaxError for a
+// subcommand of container given the wrong arguments.
+func errSubcommandSyntax(sub []byte, container string) protocol.Error {
+	return protocol.Error("ERR unknown subcommand or wrong number of arguments for '" +
+		string(truncForErr(sub)) + "'. Try " + container + " HELP.")
+}
+
+// truncForErr cuts b at 128 bytes, as %.128s does.
+func truncForErr(b []byte) []byte {
+	if len(b) > 128 {
+		return b[:128]
+	}
+	return b
 }

@@ -84,10 +84,10 @@ func (s *Server) slowlogPushLocked(c *client, cmd *command, args [][]byte, us in
 }
 
 // peerIDLocked is Redis's getClientPeerId: "ip:port", "path:0" for a Unix
-// socket client, and the script client's empty address.
+// socket client, and "?:0" for the script client, which has no connection.
 func (s *Server) peerIDLocked(c *client) string {
 	if c == s.scripting.sc {
-		return ""
+		return "?:0"
 	}
 	return c.addr
 }
@@ -108,7 +108,7 @@ func cmdSlowlogGet(c *client, args [][]byte) {
 			count = int64(len(l.entries))
 		}
 	} else if len(args) > 3 {
-		c.fail(protocol.ErrUnknownSubcommand(args[1], "SLOWLOG"))
+		c.fail(errSubcommandSyntax(args[1], "SLOWLOG"))
 		return
 	}
 	n := int(min(count, int64(len(l.entries))))

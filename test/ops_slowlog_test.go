@@ -1,0 +1,78 @@
+package test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// SLOWLOG against redis-server: with slowlog-log-slower-than 0 every call
+// is logged; the entries' arguments (32-argument and 128-byte cuts,
+// redacted passwords), client names and order must be Redis's, the
+// commands of EXEC and of scripts included. Times, durations and ports
+// differ and are compared by kind only.
+
+// slowlogView renders SLOWLOG GET's reply without the values that depend
+// on timing or ports: id deltas, args, peer kind and name.
+func slowlogView(t *testing.T, n node) []string {
+	t.Helper()
+	var out []string
+	for i, e := range n.Elems {
+		if len(e.Elems) != 6 {
+			t.Fatalf("entry %d has %d fields", i, len(e.Elems))
+		}
+		var args []string
+		for _, a := range e.Elems[3].Elems {
+			args = append(args, fmt.Sprintf("%q", a.Str))
+		}
+		delta := int64(0)
+		if i > 0 {
+			delta = n.Elems[i-1].Elems[0].Int - e.Elems[0].Int
+		}
+		peer := e.Elems[4].Str
+		if strings.HasPrefix(peer, "127.0.0.1:") {
+			peer = "127.0.0.1:PORT"
+		}
+		out = append(out, fmt.Sprintf("d%d %s peer=%q name=%q", delta, strings.Join(args, " "), peer, e.Elems[5].Str))
+	}
+	return out
+}
+
+func TestOpsSlowlogEntries(t *testing.T) {
+	for _, proto := range []int{2, 3} {
+		t.Run(fmt.Sprintf("RESP%d", proto), func(t *testing.T) {
+			p := newDiffPairProto(t, proto)
+			p.taint()
+			a := p.Conn("A")
+			a.Do("CONFIG", "SET", "slowlog-max-len", "100")
+			a.Do("CONFIG", "SET", "slowlog-log-slower-than", "0")
+			a.Do("SLOWLOG", "RESET")
+			a.Do("CLIENT", "SETNAME", "slowpoke")
+			a.Do("SET", "k", strings.Repeat("x", 200))
+			mset := []string{"MSET"}
+			for i := 0; i < 20; i++ {
+				mset = append(mset, fmt.Sprintf("k%d", i), "v")
+			}
+			a.Do(mset...)
+			a.Do("AUTH", "secret")
+			a.Do("AUTH", "user", "secret")
+			a.Do("CONFIG", "SET", "masterauth", "hidden")
+			a.Do("MULTI")
+			a.Do("INCR", "n")
+			a.Do("GET", "n")
+			a.Do("EXEC")
+			a.Do("EVAL", "return redis.call('incr', KEYS[1])", "1", "n")
+			a.Do("SLOWLOG", "LEN")
+			want, got := a.DoMode(cmpIgnore, "SLOWLOG", "GET", "-1")
+			w, g := slowlogView(t, want), slowlogView(t, got)
+			if strings.Join(w, "\n") != strings.Join(g, "\n") {
+				t.Fatalf("SLOWLOG GET differs:\n--- redis-server:\n%s\n--- miniwatchd:\n%s", strings.Join(w, "\n"), strings.Join(g, "\n"))
+			}
+			a.Do("CONFIG", "SET", "slowlog-max-len", "3")
+			a.Do("SLOWLOG", "LEN")
+			a.Do("CONFIG", "SET", "slowlog-log-slower-than", "-1")
+			a.Do("SLOWLOG", "RESET")
+			a.Do("SLOWLOG", "LEN")
+		})
+	}
+}
