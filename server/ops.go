@@ -2,6 +2,7 @@ package server
 
 import (
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/miniwatchd/miniwatchd/protocol"
@@ -34,6 +35,10 @@ type opsState struct {
 	anyCallDuty     bool  // some after-call duty is on (monitors, slowlog, latency)
 	unixSocket      string
 	unixSocketPerms uint32
+
+	// listenersClosed is set by SHUTDOWN before it closes the listeners
+	// (read by the accept goroutines without the engine lock).
+	listenersClosed atomic.Bool
 }
 
 // clientOps is the per-client state of these subsystems (mu).

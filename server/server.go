@@ -244,7 +244,7 @@ func (s *Server) acceptLoop(ln net.Listener) {
 	for {
 		conn, err := ln.Accept()
 		if err != nil {
-			if s.closing.Load() {
+			if s.closing.Load() || s.ops.listenersClosed.Load() {
 				return
 			}
 			var ne net.Error
