@@ -101,6 +101,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, started chan<
 	}
 
 	pid := os.Getpid()
+	if cl.Stdin {
+		log.Warn("Reading config from stdin")
+	}
 	log.Warn("oO0OoO0OoO0Oo miniwatchd is starting oO0OoO0OoO0Oo")
 	log.Warn(fmt.Sprintf("miniwatchd version=%s, redis_version=%s, bits=64, pid=%d, just started", server.Version, server.RedisVersion, pid))
 	if cl.NoArgs {
@@ -150,8 +153,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, started chan<
 	if port != 0 {
 		log.Info("Ready to accept connections tcp")
 	}
-	if cfg.Params["unixsocket"] != "" {
-		log.Info("Ready to accept connections unix")
+	if sock := cfg.Params["unixsocket"]; sock != "" {
+		log.Info("The server is now ready to accept connections at " + sock)
 	}
 	notifyDaemonParent()
 
