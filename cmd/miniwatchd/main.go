@@ -119,6 +119,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, started chan<
 		log.Warn("Fatal error creating the server: " + err.Error())
 		return 1
 	}
+	s.SetConfigFile(cl.ConfigFile)
 	if err := s.Listen(); err != nil {
 		log.Warn("Could not create server listening socket: " + err.Error())
 		log.Warn(fmt.Sprintf("Failed listening on port %d (TCP), aborting.", cfg.Port))
