@@ -58,10 +58,26 @@ var opsParams = []string{
 	"min-replicas-to-write", "min-replicas-max-lag",
 }
 
+// opsActsOn are the parameters without a typed Config field that this
+// subsystem acts on (read through the registry); init marks them as having
+// an effect, for the README's parameter lists.
+var opsActsOn = []string{
+	"slowlog-log-slower-than", "slowlog-max-len", "latency-monitor-threshold",
+	"min-replicas-to-write", "min-replicas-max-lag", "unixsocket", "unixsocketperm",
+	"pidfile", "daemonize", "always-show-logo",
+}
+
 // Registration of the server-operations subsystem (one spot, to move into
 // the wiring file): the cached parameters, the pre-call checks (replica
 // keyspace, NOREPLICAS, CLIENT PAUSE), client cleanup, RESET and cron.
 func init() {
+	for _, n := range opsActsOn {
+		for i := range paramTable {
+			if paramTable[i].name == n {
+				paramTable[i].effect = true
+			}
+		}
+	}
 	startHooks = append(startHooks, func(s *Server) {
 		s.loadOpsParamsLocked()
 		s.params.onApply(func(s *Server) error { s.loadOpsParamsLocked(); return nil }, opsParams...)
