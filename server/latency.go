@@ -12,7 +12,8 @@ import (
 // event's time series: 160 samples, one per second (a second sample within
 // the same second keeps the higher latency), plus the all-time maximum.
 // Events recorded here: "command" and "fast-command" (each call, EXEC
-// excluded, by the command's fast flag).
+// excluded, by the command's fast flag), "expire-cycle" (a run of the
+// active expiry cycle) and "eviction-cycle" (a round of evictions).
 
 const latencyTSLen = 160 // LATENCY_TS_LEN
 
@@ -70,6 +71,18 @@ func (s *Server) latencyAddSampleLocked(event string, ms int64) {
 	ts.samples[ts.idx] = latencySample{now, ms}
 	ts.max = max(ts.max, ms)
 	ts.idx = (ts.idx + 1) % latencyTSLen
+}
+
+// latencySampleUnlocked records an event measured by a goroutine that does
+// not hold the engine lock (the cron's expiry cycle); it takes the lock
+// only for an event of a millisecond or more.
+func (s *Server) latencySampleUnlocked(event string, d time.Duration) {
+	if d < time.Millisecond {
+		return
+	}
+	s.mu.Lock()
+	s.latencyAddSampleLocked(event, d.Milliseconds())
+	s.mu.Unlock()
 }
 
 // sortedEvents returns the event names in a stable order (Redis iterates

@@ -339,7 +339,9 @@ func (s *Server) cron() {
 			p.Kind = expire.Fast
 		}
 		if active {
+			t0 := time.Now()
 			s.expireCycle.Run(s.ks, engineLocker{s}, s.clock.UnixMilli, p)
+			s.latencySampleUnlocked("expire-cycle", time.Since(t0)) // latency.go
 		}
 		wait := time.Until(nextSlow)
 		if active && s.expireCycle.WantsFast(p.Effort) && wait > 2*time.Millisecond {
