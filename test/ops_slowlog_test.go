@@ -2,6 +2,7 @@ package test
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -73,6 +74,33 @@ func TestOpsSlowlogEntries(t *testing.T) {
 			a.Do("CONFIG", "SET", "slowlog-log-slower-than", "-1")
 			a.Do("SLOWLOG", "RESET")
 			a.Do("SLOWLOG", "LEN")
+		})
+	}
+}
+
+// TestOpsLatencyDoctor compares LATENCY DOCTOR's report after a slow
+// command, with the measured milliseconds normalised.
+func TestOpsLatencyDoctor(t *testing.T) {
+	for _, proto := range []int{2, 3} {
+		t.Run(fmt.Sprintf("RESP%d", proto), func(t *testing.T) {
+			p := newDiffPairProto(t, proto)
+			p.taint()
+			a := p.Conn("A")
+			a.Do("CONFIG", "SET", "latency-monitor-threshold", "20")
+			a.Do("LATENCY", "RESET")
+			a.Do("LATENCY", "DOCTOR")
+			a.Do("DEBUG", "SLEEP", "0.05")
+			want, got := a.DoMode(cmpIgnore, "LATENCY", "DOCTOR")
+			ms := regexp.MustCompile(`\d+ms`)
+			w, g := ms.ReplaceAllString(want.Str, "Nms"), ms.ReplaceAllString(got.Str, "Nms")
+			if w != g || want.Kind != got.Kind {
+				t.Fatalf("LATENCY DOCTOR differs:\n--- redis-server (%c):\n%s\n--- miniwatchd (%c):\n%s", want.Kind, w, got.Kind, g)
+			}
+			a.Do("CONFIG", "SET", "slowlog-log-slower-than", "-1")
+			want, got = a.DoMode(cmpIgnore, "LATENCY", "DOCTOR")
+			if w, g := ms.ReplaceAllString(want.Str, "Nms"), ms.ReplaceAllString(got.Str, "Nms"); w != g {
+				t.Fatalf("LATENCY DOCTOR (slow log off) differs:\n--- redis-server:\n%s\n--- miniwatchd:\n%s", w, g)
+			}
 		})
 	}
 }
