@@ -131,6 +131,11 @@ func (s *Server) unpauseClientsLocked() {
 	s.ks.SetExpiryPaused(false)
 	list := p.postponed
 	p.postponed = nil
+	if !s.loop.inLoop {
+		// From the pause timer: each postponed command starts now (see
+		// Server.cmdStart), and the next loop round starts afresh.
+		defer func() { s.cmdStart = time.Time{} }()
+	}
 	for _, c := range list {
 		if !c.ops.paused {
 			continue
