@@ -33,10 +33,11 @@ type RedisLogHandler struct {
 }
 
 type logOutput struct {
-	mu   sync.Mutex
-	w    io.Writer
-	pid  int
-	role atomic.Uint32 // 'C' or 'M'
+	mu     sync.Mutex
+	w      io.Writer
+	pid    int
+	role   atomic.Uint32 // 'C' or 'M'
+	syslog func(level slog.Level, msg string)
 }
 
 // NewRedisLogHandler returns a handler writing to w at level and above,
@@ -51,6 +52,10 @@ func NewRedisLogHandler(w io.Writer, level slog.Level) *RedisLogHandler {
 
 // SetRole sets the role character of the following lines ('M' master).
 func (h *RedisLogHandler) SetRole(role byte) { h.out.role.Store(uint32(role)) }
+
+// SetSyslog sends every message written also to fn (syslog-enabled yes),
+// without the line prefix. Set it before the handler is used.
+func (h *RedisLogHandler) SetSyslog(fn func(level slog.Level, msg string)) { h.out.syslog = fn }
 
 // SetLevel changes the lowest level written.
 func (h *RedisLogHandler) SetLevel(l slog.Level) { h.level.Set(l) }
@@ -91,6 +96,7 @@ func (h *RedisLogHandler) Handle(_ context.Context, r slog.Record) error {
 	b = fmt.Appendf(b, "%d:%c ", h.out.pid, rune(h.out.role.Load()))
 	b = t.AppendFormat(b, "02 Jan 2006 15:04:05.000")
 	b = append(b, ' ', levelChar(r.Level), ' ')
+	msgAt := len(b)
 	b = append(b, r.Message...)
 	b = append(b, h.attrs...)
 	r.Attrs(func(a slog.Attr) bool {
@@ -101,6 +107,9 @@ func (h *RedisLogHandler) Handle(_ context.Context, r slog.Record) error {
 	h.out.mu.Lock()
 	_, err := h.out.w.Write(b)
 	h.out.mu.Unlock()
+	if h.out.syslog != nil {
+		h.out.syslog(r.Level, string(b[msgAt:len(b)-1]))
+	}
 	return err
 }
 

@@ -64,7 +64,8 @@ var opsParams = []string{
 var opsActsOn = []string{
 	"slowlog-log-slower-than", "slowlog-max-len", "latency-monitor-threshold",
 	"min-replicas-to-write", "min-replicas-max-lag", "unixsocket", "unixsocketperm",
-	"pidfile", "daemonize", "always-show-logo",
+	"pidfile", "daemonize", "always-show-logo", "supervised", "syslog-enabled",
+	"syslog-ident", "syslog-facility",
 }
 
 // Registration of the server-operations subsystem (one spot, to move into

@@ -263,3 +263,41 @@ func TestOpsStartDaemonize(t *testing.T) {
 		}
 	}
 }
+
+// TestOpsStartSupervisedSystemd starts the binary under a fake systemd: it
+// must send READY=1 on NOTIFY_SOCKET once it serves, and STOPPING=1 at exit.
+func TestOpsStartSupervisedSystemd(t *testing.T) {
+	bin, err := ourBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	sockPath := filepath.Join(dir, "notify")
+	l, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: sockPath, Net: "unixgram"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	port, err := freePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--supervised", "systemd", "--save", "")
+	cmd.Env = append(os.Environ(), "NOTIFY_SOCKET="+sockPath)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	buf := make([]byte, 256)
+	l.SetReadDeadline(time.Now().Add(10 * time.Second))
+	n, err := l.Read(buf)
+	if err != nil || string(buf[:n]) != "STATUS=Ready to accept connections\nREADY=1\n" {
+		t.Fatalf("notify: %q %v", buf[:n], err)
+	}
+	pingAt(t, "tcp", "127.0.0.1:"+strconv.Itoa(port))
+	cmd.Process.Signal(os.Interrupt)
+	n, err = l.Read(buf)
+	if err != nil || string(buf[:n]) != "STOPPING=1\n" {
+		t.Fatalf("notify at exit: %q %v", buf[:n], err)
+	}
+}

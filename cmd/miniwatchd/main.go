@@ -89,6 +89,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, started chan<
 	}
 	h := server.NewRedisLogHandler(out, cfg.SlogLevel())
 	log := slog.New(h)
+	syslogWriter(h, cfg, log)
 	cfg.Logger = log
 	cfg.BusyPoll = server.BusyPollDefault()
 	if v := os.Getenv("MINIWATCHD_BUSY_POLL"); v != "" {
@@ -158,6 +159,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, started chan<
 		log.Info("The server is now ready to accept connections at " + sock)
 	}
 	notifyDaemonParent()
+	supervised := supervisedMode(cfg.Params["supervised"])
+	notifySupervisor(supervised, log)
 
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
@@ -181,6 +184,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, started chan<
 	if err := s.Serve(); err != nil {
 		log.Warn("serve failed: " + err.Error())
 		return 1
+	}
+	if supervised == "systemd" {
+		systemdNotify("STOPPING=1\n", log)
 	}
 	if pidfile != "" {
 		log.Info("Removing the pid file.")
