@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 // SLOWLOG against redis-server: with slowlog-log-slower-than 0 every call
@@ -103,4 +104,26 @@ func TestOpsLatencyDoctor(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestOpsLatencyGraph compares LATENCY GRAPH (the sparkline) after two
+// spikes a second apart, with the measured milliseconds normalised.
+func TestOpsLatencyGraph(t *testing.T) {
+	p := newDiffPairProto(t, 3)
+	p.taint()
+	a := p.Conn("A")
+	a.Do("CONFIG", "SET", "latency-monitor-threshold", "5")
+	a.Do("LATENCY", "RESET")
+	a.Do("LATENCY", "GRAPH", "command")
+	a.Do("DEBUG", "SLEEP", "0.06")
+	time.Sleep(1100 * time.Millisecond)
+	a.Do("DEBUG", "SLEEP", "0.01")
+	want, got := a.DoMode(cmpIgnore, "LATENCY", "GRAPH", "command")
+	ms := regexp.MustCompile(`\d+ ms`)
+	w, g := ms.ReplaceAllString(want.Str, "N ms"), ms.ReplaceAllString(got.Str, "N ms")
+	if w != g || want.Kind != got.Kind {
+		t.Fatalf("LATENCY GRAPH differs:\n--- redis-server:\n%s\n--- miniwatchd:\n%s", w, g)
+	}
+	a.Do("LATENCY", "GRAPH", "nosuch")
+	a.Do("LATENCY", "GRAPH")
 }
