@@ -102,3 +102,12 @@ func (s *Server) checkMinReplicasLocked(c *client, cmd *command) protocol.Error 
 	}
 	return ""
 }
+
+// replIDLocked is the replication ID INFO reports: the run id until DEBUG
+// CHANGE-REPL-ID gives a new one.
+func (s *Server) replIDLocked() string {
+	if s.ops.replID != "" {
+		return s.ops.replID
+	}
+	return s.runID
+}

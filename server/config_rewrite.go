@@ -77,6 +77,7 @@ type rewriteState struct {
 	optionLines    map[string][]int // option -> line numbers not reused yet
 	rewritten      map[string]bool
 	needsSignature bool
+	forceWrite     bool
 }
 
 func readRewriteState(path string) (*rewriteState, error) {
@@ -124,7 +125,7 @@ func readRewriteState(path string) (*rewriteState, error) {
 func (st *rewriteState) rewriteLine(option, line string, force bool) {
 	st.rewritten[option] = true
 	l := st.optionLines[option]
-	if len(l) == 0 && !force {
+	if len(l) == 0 && !force && !st.forceWrite {
 		return
 	}
 	if len(l) > 0 {
@@ -167,6 +168,18 @@ func (st *rewriteState) content() string {
 	return b.String()
 }
 
+// nullWhenEmpty are the string parameters Redis keeps as NULL when empty
+// (a NULL default or convert_empty_to_null): rewriting drops their lines.
+var nullWhenEmpty = map[string]bool{
+	"aof_rewrite_cpulist": true, "bgsave_cpulist": true, "bind-source-addr": true, "bio_cpulist": true,
+	"cluster-announce-hostname": true, "cluster-announce-ip": true, "masterauth": true, "masteruser": true,
+	"pidfile": true, "replica-announce-ip": true, "requirepass": true, "server_cpulist": true,
+	"tls-ca-cert-dir": true, "tls-ca-cert-file": true, "tls-cert-file": true, "tls-ciphers": true,
+	"tls-ciphersuites": true, "tls-client-cert-file": true, "tls-client-key-file": true,
+	"tls-client-key-file-pass": true, "tls-dh-params-file": true, "tls-key-file": true,
+	"tls-key-file-pass": true, "tls-protocols": true, "unixsocket": true,
+}
+
 // formatMemory is rewriteConfigFormatMemory.
 func formatMemory(n int64) string {
 	const kb, mb, gb = 1 << 10, 1 << 20, 1 << 30
@@ -183,10 +196,17 @@ func formatMemory(n int64) string {
 
 // rewriteConfigLocked rewrites the config file at path.
 func (s *Server) rewriteConfigLocked(path string) error {
+	return s.rewriteConfigForceLocked(path, false)
+}
+
+// rewriteConfigForceLocked is rewriteConfig; with force every parameter
+// gets a line, default or not (DEBUG CONFIG-REWRITE-FORCE-ALL).
+func (s *Server) rewriteConfigForceLocked(path string, force bool) error {
 	st, err := readRewriteState(path)
 	if err != nil {
 		return err
 	}
+	st.forceWrite = force
 	def := DefaultConfig()
 	for _, e := range paramIndex.entries {
 		if e.alias {
@@ -217,6 +237,10 @@ func (s *Server) rewriteParam(st *rewriteState, d *paramDef, def *Config) {
 	case kindBool, kindEnum:
 		st.rewriteLine(name, name+" "+val, val != dflt)
 	case kindString:
+		if val == "" && nullWhenEmpty[name] {
+			st.rewritten[name] = true // unset (NULL in Redis): no line at all
+			return
+		}
 		st.rewriteLine(name, name+" "+quoteRepr(val), val != dflt)
 	case kindNumeric:
 		text := val

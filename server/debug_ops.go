@@ -16,6 +16,10 @@ import (
 //	DEBUG DIGEST              the dataset's digest, Redis's algorithm
 //	DEBUG DIGEST-VALUE key... each value's digest
 //	DEBUG PROTOCOL <type>     a sample reply of each RESP type
+//	DEBUG LOG <message>       write message to the log (warning level)
+//	DEBUG CHANGE-REPL-ID      a new replication id (INFO master_replid)
+//	DEBUG PAUSE-CRON 0|1      stop / restart the cron and the active expiry
+//	DEBUG CONFIG-REWRITE-FORCE-ALL  CONFIG REWRITE writing every parameter
 //
 // The digest is Redis's computeDatasetDigest: per key, SHA1-mixed key,
 // type and value (in the order Redis mixes them: list elements in order,
@@ -44,6 +48,27 @@ func debugOpsSubcommand(c *client, sub string, args [][]byte) bool {
 		}
 	case sub == "protocol" && len(args) == 3:
 		debugProtocol(c, strings.ToLower(string(args[2])))
+	case sub == "log" && len(args) == 3:
+		c.srv.log.Warn("DEBUG LOG: " + string(args[2]))
+		c.w.OK()
+	case sub == "change-repl-id" && len(args) == 2:
+		c.srv.log.Warn("Changing replication IDs after receiving DEBUG change-repl-id")
+		c.srv.ops.replID = newRunID()
+		c.w.OK()
+	case sub == "pause-cron" && len(args) == 3:
+		c.srv.ops.cronPaused = cAtoi(args[2]) != 0 // atoi, as Redis reads it
+		c.w.OK()
+	case sub == "config-rewrite-force-all" && len(args) == 2:
+		s := c.srv
+		if s.configFile == "" {
+			c.fail(protocol.Error("ERR CONFIG-REWRITE-FORCE-ALL failed: Bad address"))
+			return true
+		}
+		if err := s.rewriteConfigForceLocked(s.configFile, true); err != nil {
+			c.fail(protocol.Error("ERR CONFIG-REWRITE-FORCE-ALL failed: " + errnoText(err)))
+			return true
+		}
+		c.w.OK()
 	default:
 		return false
 	}
@@ -224,4 +249,25 @@ func debugProtocol(c *client, name string) {
 	default:
 		c.fail(errDebugProtocolType)
 	}
+}
+
+// cAtoi is C's atoi: optional blanks and sign, then the leading digits.
+func cAtoi(b []byte) int64 {
+	i := 0
+	for i < len(b) && (b[i] == ' ' || (b[i] >= '\t' && b[i] <= '\r')) {
+		i++
+	}
+	neg := false
+	if i < len(b) && (b[i] == '-' || b[i] == '+') {
+		neg = b[i] == '-'
+		i++
+	}
+	var n int64
+	for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+		n = n*10 + int64(b[i]-'0')
+	}
+	if neg {
+		return -n
+	}
+	return n
 }

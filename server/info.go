@@ -305,7 +305,7 @@ func (s *Server) infoReplication(b *strings.Builder) {
 	field(b, "role", "master")
 	field(b, "connected_slaves", 0)
 	field(b, "master_failover_state", "no-failover")
-	field(b, "master_replid", s.runID)
+	field(b, "master_replid", s.replIDLocked()) // cmd_repl.go
 	field(b, "master_replid2", strings.Repeat("0", 40))
 	field(b, "master_repl_offset", 0)
 	field(b, "second_repl_offset", -1)

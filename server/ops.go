@@ -36,6 +36,9 @@ type opsState struct {
 	unixSocket      string
 	unixSocketPerms uint32
 
+	replID     string // DEBUG CHANGE-REPL-ID's replication id ("" = the run id)
+	cronPaused bool   // DEBUG PAUSE-CRON 1: the cron and active expiry stay idle
+
 	// listenersClosed is set by SHUTDOWN before it closes the listeners
 	// (read by the accept goroutines without the engine lock).
 	listenersClosed atomic.Bool

@@ -327,7 +327,7 @@ func (s *Server) cron() {
 		}
 		s.mu.Lock()
 		hz := max(s.cfg.Hz, 1)
-		active := s.activeExpire && !s.ops.pause.active() // no expiry while clients are paused
+		active := s.activeExpire && !s.ops.pause.active() && !s.ops.cronPaused // no expiry while paused (ops.go)
 		p := expire.Params{Hz: hz, Effort: s.cfg.ActiveExpireEffort}
 		s.mu.Unlock()
 		now := time.Now()
@@ -355,6 +355,9 @@ func (s *Server) cron() {
 func (s *Server) cronOnce() {
 	engineLocker{s}.Lock()
 	defer s.mu.Unlock()
+	if s.ops.cronPaused { // DEBUG PAUSE-CRON (debug_ops.go)
+		return
+	}
 	s.ks.SetTime(s.clock.UnixMilli())
 	s.ks.DatabasesCron(time.Millisecond)
 	s.closeTimedOutClientsLocked()

@@ -88,3 +88,39 @@ func TestOpsConfigRewrite(t *testing.T) {
 		t.Fatalf("rewritten files differ:\n--- redis-server:\n%s\n--- miniwatchd:\n%s", files[0], files[1])
 	}
 }
+
+// TestOpsConfigRewriteForceAll compares DEBUG CONFIG-REWRITE-FORCE-ALL's
+// file (every parameter, as a set of lines) with redis-server's.
+func TestOpsConfigRewriteForceAll(t *testing.T) {
+	requireRedis(t)
+	bin, err := ourBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	var files []string
+	for i, b := range []string{redisServerPath(), bin} {
+		conf := filepath.Join(dir, strconv.Itoa(i)+".conf")
+		port, err := freePort()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(conf, []byte("port "+strconv.Itoa(port)+"\nsave \"\"\nenable-debug-command yes\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, lines := startBinary(t, b, "", conf)
+		waitLine(t, lines, regexp.MustCompile(`(?i)ready to accept connections`))
+		out, err := exec.Command("redis-cli", "-p", strconv.Itoa(port), "DEBUG", "CONFIG-REWRITE-FORCE-ALL").CombinedOutput()
+		if err != nil || strings.TrimSpace(string(out)) != "OK" {
+			t.Fatalf("server %d: %s %v", i, out, err)
+		}
+		exec.Command("redis-cli", "-p", strconv.Itoa(port), "SHUTDOWN", "NOSAVE").Run()
+		data, _ := os.ReadFile(conf)
+		ls := strings.Split(strings.ReplaceAll(string(data), "port "+strconv.Itoa(port), "port PORT"), "\n")
+		sort.Strings(ls)
+		files = append(files, strings.Join(ls, "\n"))
+	}
+	if files[0] != files[1] {
+		t.Fatalf("force-all files differ (sorted):\n--- redis-server:\n%s\n--- miniwatchd:\n%s", files[0], files[1])
+	}
+}
