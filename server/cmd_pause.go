@@ -263,12 +263,30 @@ func (s *Server) runCommandLocked(c *client, args [][]byte) bool {
 	}
 	at := len(c.w.Buf)
 	ok := s.processCommand(c, args)
-	if (c.ops.replyOff || c.ops.replySkip) && c.blocked == nil && len(c.w.Buf) >= at && c.wpos <= at {
-		c.w.Buf = c.w.Buf[:at]
+	if c.ops.replyOff || c.ops.replySkip {
+		switch {
+		case c.blocked != nil && !c.ops.paused:
+			// The reply comes when it is served: drop it then (wakeLocked).
+			c.ops.silenced, c.ops.silencedAt = true, len(c.w.Buf)
+		case len(c.w.Buf) >= at && c.wpos <= at:
+			c.w.Buf = c.w.Buf[:at]
+		}
 	}
 	c.ops.replySkip = false
 	if c.ops.skipNext {
 		c.ops.skipNext, c.ops.replySkip = false, true
 	}
 	return ok
+}
+
+// dropSilencedReplyLocked drops the reply a blocked command wrote when it
+// was served or timed out, if CLIENT REPLY OFF or SKIP applied to it.
+func (s *Server) dropSilencedReplyLocked(c *client) {
+	if !c.ops.silenced {
+		return
+	}
+	c.ops.silenced = false
+	if at := c.ops.silencedAt; at >= c.wpos && at <= len(c.w.Buf) {
+		c.w.Buf = c.w.Buf[:at]
+	}
 }

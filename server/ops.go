@@ -46,13 +46,18 @@ type opsState struct {
 
 // clientOps is the per-client state of these subsystems (mu).
 type clientOps struct {
-	monitor   bool     // MONITOR: receives the feed (Redis's CLIENT_MONITOR|CLIENT_SLAVE)
-	replyOff  bool     // CLIENT REPLY OFF
-	replySkip bool     // CLIENT REPLY SKIP: this command's reply is dropped
-	skipNext  bool     // CLIENT REPLY SKIP was just run: drop the next command's reply
-	unix      bool     // connected over the Unix socket (CLIENT LIST flag U)
-	postponed [][]byte // the command held by CLIENT PAUSE (owned copy), or nil
-	paused    bool     // the client is postponed by CLIENT PAUSE
+	monitor   bool // MONITOR: receives the feed (Redis's CLIENT_MONITOR|CLIENT_SLAVE)
+	replyOff  bool // CLIENT REPLY OFF
+	replySkip bool // CLIENT REPLY SKIP: this command's reply is dropped
+	skipNext  bool // CLIENT REPLY SKIP was just run: drop the next command's reply
+	// silenced: a command whose reply is to be dropped blocked (its reply
+	// comes later); silencedAt is where that reply will start in the
+	// output buffer (reset to 0 when the buffer is written out).
+	silencedAt int
+	silenced   bool
+	unix       bool     // connected over the Unix socket (CLIENT LIST flag U)
+	postponed  [][]byte // the command held by CLIENT PAUSE (owned copy), or nil
+	paused     bool     // the client is postponed by CLIENT PAUSE
 }
 
 // opsParams are the parameters whose values this subsystem caches.
