@@ -33,6 +33,7 @@ var infoSections = []struct {
 	{"modules", true, func(*Server, *strings.Builder) {}},
 	{"commandstats", false, (*Server).infoCommandStats},
 	{"errorstats", true, func(*Server, *strings.Builder) {}},
+	{"latencystats", false, (*Server).infoLatencyStats}, // latency_hist.go
 	{"cluster", true, func(_ *Server, b *strings.Builder) { b.WriteString("cluster_enabled:0\r\n") }},
 	{"keyspace", true, (*Server).infoKeyspace},
 }

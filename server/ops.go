@@ -30,6 +30,7 @@ type opsState struct {
 	slowerThan      int64 // slowlog-log-slower-than, µs; <0 logs nothing
 	slowMaxLen      int64 // slowlog-max-len
 	latencyLimit    int64 // latency-monitor-threshold, ms; 0 is off
+	latencyTracking bool  // latency-tracking: per-command histograms
 	minReplicas     int64 // min-replicas-to-write
 	minReplicasLag  int64 // min-replicas-max-lag
 	anyCallDuty     bool  // some after-call duty is on (monitors, slowlog, latency)
@@ -63,7 +64,7 @@ type clientOps struct {
 // opsParams are the parameters whose values this subsystem caches.
 var opsParams = []string{
 	"slowlog-log-slower-than", "slowlog-max-len", "latency-monitor-threshold",
-	"min-replicas-to-write", "min-replicas-max-lag",
+	"min-replicas-to-write", "min-replicas-max-lag", "latency-tracking",
 }
 
 // opsActsOn are the parameters without a typed Config field that this
@@ -73,7 +74,7 @@ var opsActsOn = []string{
 	"slowlog-log-slower-than", "slowlog-max-len", "latency-monitor-threshold",
 	"min-replicas-to-write", "min-replicas-max-lag", "unixsocket", "unixsocketperm",
 	"pidfile", "daemonize", "always-show-logo", "supervised", "syslog-enabled",
-	"syslog-ident", "syslog-facility",
+	"syslog-ident", "syslog-facility", "latency-tracking", "latency-tracking-info-percentiles",
 }
 
 // Registration of the server-operations subsystem (one spot, to move into
@@ -138,6 +139,7 @@ func (s *Server) loadOpsParamsLocked() {
 	o.slowerThan = s.paramInt("slowlog-log-slower-than")
 	o.slowMaxLen = s.paramInt("slowlog-max-len")
 	o.latencyLimit = s.paramInt("latency-monitor-threshold")
+	o.latencyTracking = s.paramText("latency-tracking") == "yes"
 	o.minReplicas = s.paramInt("min-replicas-to-write")
 	o.minReplicasLag = s.paramInt("min-replicas-max-lag")
 	o.slowlog.trim(o.slowMaxLen)
@@ -147,7 +149,7 @@ func (s *Server) loadOpsParamsLocked() {
 // updateCallDutyLocked recomputes whether opsAfterCallLocked has work.
 func (s *Server) updateCallDutyLocked() {
 	o := &s.ops
-	o.anyCallDuty = len(o.monitors) > 0 || o.slowerThan >= 0 || o.latencyLimit > 0
+	o.anyCallDuty = len(o.monitors) > 0 || o.slowerThan >= 0 || o.latencyLimit > 0 || o.latencyTracking
 }
 
 // opsBeforeCallLocked runs before a command's handler: the commands that
@@ -168,6 +170,9 @@ func (s *Server) opsAfterCallLocked(c *client, cmd *command, args [][]byte, d ti
 		return
 	}
 	us := d.Microseconds()
+	if s.ops.latencyTracking && c.blocked == nil {
+		s.recordLatencyLocked(cmd, us) // latency_hist.go
+	}
 	if s.ops.latencyLimit > 0 && cmd.name != "exec" {
 		event := "command"
 		if cmd.has(flagFast) {

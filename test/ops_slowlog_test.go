@@ -3,6 +3,7 @@ package test
 import (
 	"fmt"
 	"regexp"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -126,4 +127,63 @@ func TestOpsLatencyGraph(t *testing.T) {
 	}
 	a.Do("LATENCY", "GRAPH", "nosuch")
 	a.Do("LATENCY", "GRAPH")
+}
+
+// TestOpsLatencyHistogram compares LATENCY HISTOGRAM and INFO latencystats:
+// the commands reported, their call counts and the percentile names (the
+// measured values are timing).
+func TestOpsLatencyHistogram(t *testing.T) {
+	for _, proto := range []int{2, 3} {
+		t.Run(fmt.Sprintf("RESP%d", proto), func(t *testing.T) {
+			p := newDiffPairProto(t, proto)
+			p.taint()
+			a := p.Conn("A")
+			a.Do("CONFIG", "RESETSTAT")
+			for i := 0; i < 5; i++ {
+				a.Do("SET", "k", fmt.Sprint(i))
+			}
+			a.Do("GET", "k")
+			a.DoMode(cmpIgnore, "CLIENT", "ID")
+			a.Do("MULTI")
+			a.Do("INCR", "n")
+			a.Do("EXEC")
+			view := func(n node) string {
+				var out []string
+				for i := 0; i+1 < len(n.Elems); i += 2 { // name, details (a map, or a flat array in RESP2)
+					d := n.Elems[i+1]
+					calls := int64(-1)
+					for j := 0; j+1 < len(d.Elems); j += 2 {
+						if d.Elems[j].Str == "calls" {
+							calls = d.Elems[j+1].Int
+						}
+					}
+					out = append(out, fmt.Sprintf("%s calls=%d", n.Elems[i].Str, calls))
+				}
+				return strings.Join(out, "; ")
+			}
+			for _, args := range [][]string{{"set", "get", "client", "nosuch"}, {"exec", "incr"}, {"nosuch"}} {
+				want, got := a.DoMode(cmpIgnore, append([]string{"LATENCY", "HISTOGRAM"}, args...)...)
+				if want.Kind != got.Kind || view(want) != view(got) {
+					t.Fatalf("LATENCY HISTOGRAM %v:\n  redis-server: %s\n  miniwatchd:   %s", args, view(want), view(got))
+				}
+			}
+			a.Do("CONFIG", "SET", "latency-tracking-info-percentiles", "50 99.9 100")
+			want, got := a.DoMode(cmpIgnore, "INFO", "latencystats")
+			stats := func(s string) string {
+				var ls []string
+				for _, l := range strings.Split(s, "\r\n") {
+					ls = append(ls, regexp.MustCompile(`=[0-9.]+`).ReplaceAllString(l, "=N"))
+				}
+				sort.Strings(ls)
+				return strings.Join(ls, "\n")
+			}
+			if stats(want.Str) != stats(got.Str) {
+				t.Fatalf("INFO latencystats:\n--- redis-server:\n%s\n--- miniwatchd:\n%s", stats(want.Str), stats(got.Str))
+			}
+			a.Do("CONFIG", "SET", "latency-tracking", "no")
+			a.Do("CONFIG", "RESETSTAT")
+			a.Do("SET", "k", "v")
+			a.Do("LATENCY", "HISTOGRAM", "set")
+		})
+	}
 }
