@@ -72,7 +72,11 @@ func (s *Server) infoLocked(args [][]byte) string {
 			b.WriteString("\r\n")
 		}
 		first = false
-		b.WriteString("# " + strings.ToUpper(sec.name[:1]) + sec.name[1:] + "\r\n")
+		title := strings.ToUpper(sec.name[:1]) + sec.name[1:]
+		if sec.name == "cpu" {
+			title = "CPU" // Redis's header
+		}
+		b.WriteString("# " + title + "\r\n")
 		sec.fn(s, &b)
 		for _, fn := range infoExtra[sec.name] {
 			fn(s, &b)
