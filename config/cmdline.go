@@ -54,7 +54,7 @@ func ParseCommandLine(args []string) CommandLine {
 	}
 	j := 0
 	if !strings.HasPrefix(args[0], "-") {
-		cl.ConfigFile = absPath(args[0])
+		cl.ConfigFile = AbsPath(args[0])
 		j = 1
 	}
 	var opts strings.Builder
@@ -95,8 +95,8 @@ func ParseCommandLine(args []string) CommandLine {
 	return cl
 }
 
-// absPath is Redis's getAbsolutePath (cleaned, as filepath.Abs does).
-func absPath(p string) string {
+// AbsPath is Redis's getAbsolutePath (cleaned, as filepath.Abs does).
+func AbsPath(p string) string {
 	if abs, err := filepath.Abs(p); err == nil {
 		return abs
 	}
@@ -104,34 +104,7 @@ func absPath(p string) string {
 }
 
 // quoteRepr quotes s as Redis's sdscatrepr does.
-func quoteRepr(s string) string {
-	b := make([]byte, 0, len(s)+2)
-	b = append(b, '"')
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; c {
-		case '\\', '"':
-			b = append(b, '\\', c)
-		case '\n':
-			b = append(b, '\\', 'n')
-		case '\r':
-			b = append(b, '\\', 'r')
-		case '\t':
-			b = append(b, '\\', 't')
-		case '\a':
-			b = append(b, '\\', 'a')
-		case '\b':
-			b = append(b, '\\', 'b')
-		default:
-			if c >= 0x20 && c <= 0x7e {
-				b = append(b, c)
-			} else {
-				const hex = "0123456789abcdef"
-				b = append(b, '\\', 'x', hex[c>>4], hex[c&15])
-			}
-		}
-	}
-	return string(append(b, '"'))
-}
+func quoteRepr(s string) string { return string(protocol.AppendRepr(nil, s)) }
 
 // LoadConfig builds the configuration of command line cl over
 // DefaultConfig as redis-server does: the config file, then standard input

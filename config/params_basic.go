@@ -6,9 +6,9 @@ package config
 // boolParams are the bool configs.
 var boolParams = []paramDef{
 	boolParam("rdbchecksum", "", fImm, true),
-	boolParam("daemonize", "", fImm, false).reported(boolField(func(c *Config) *bool { return &c.Daemonize })),
+	boolParam("daemonize", "", fImm, false).typed(boolField(func(c *Config) *bool { return &c.Daemonize })),
 	boolParam("io-threads-do-reads", "", fDebug|fImm, false),
-	boolParam("always-show-logo", "", fImm, false),
+	boolParam("always-show-logo", "", fImm, false).acted(),
 	boolParam("protected-mode", "", 0, true),
 	boolParam("rdbcompression", "", 0, true),
 	boolParam("rdb-del-sync-files", "", 0, false),
@@ -37,7 +37,7 @@ var boolParams = []paramDef{
 	boolParam("replica-ignore-maxmemory", "slave-ignore-maxmemory", 0, true),
 	boolParam("jemalloc-bg-thread", "", 0, true),
 	boolParam("activedefrag", "", fDebug, false).check(checkActiveDefrag),
-	boolParam("syslog-enabled", "", fImm, false),
+	boolParam("syslog-enabled", "", fImm, false).acted(),
 	boolParam("cluster-enabled", "", fImm, false),
 	boolParam("appendonly", "", fDenyL, false).typed(boolField(func(c *Config) *bool { return &c.AppendOnly })),
 	boolParam("cluster-allow-reads-when-down", "", 0, false),
@@ -48,7 +48,7 @@ var boolParams = []paramDef{
 	boolParam("disable-thp", "", fImm, true),
 	boolParam("cluster-allow-replica-migration", "", 0, true),
 	boolParam("replica-announced", "", 0, true),
-	boolParam("latency-tracking", "", 0, true),
+	boolParam("latency-tracking", "", 0, true).acted(),
 	boolParam("aof-disable-auto-gc", "", 0, false).typed(nil),
 	boolParam("replica-ignore-disk-write-errors", "", 0, false),
 	boolParam("lua-enable-deprecated-api", "", fImm|fHide, false),
@@ -58,14 +58,14 @@ var boolParams = []paramDef{
 // an empty one).
 var stringParams = []paramDef{
 	stringParam("aclfile", "", fImm, ""),
-	stringParam("unixsocket", "", fImm, ""),
-	stringParam("pidfile", "", fImm, ""),
+	stringParam("unixsocket", "", fImm, "").acted(),
+	stringParam("pidfile", "", fImm, "").acted(),
 	stringParam("replica-announce-ip", "slave-announce-ip", 0, ""),
 	stringParam("masteruser", "", fSens, ""),
 	stringParam("cluster-announce-ip", "", 0, ""),
 	stringParam("cluster-config-file", "", fImm, "nodes.conf"),
 	stringParam("cluster-announce-hostname", "", 0, "").check(checkHostname),
-	stringParam("syslog-ident", "", fImm, "redis"),
+	stringParam("syslog-ident", "", fImm, "redis").acted(),
 	stringParam("dbfilename", "", fProt, "dump.rdb").check(checkDBFilename),
 	stringParam("appendfilename", "", fImm, "appendonly.aof").check(checkAOFFilename).
 		typed(stringField(func(c *Config) *string { return &c.AppendFilename })),
@@ -85,8 +85,8 @@ var stringParams = []paramDef{
 
 // enumParams are the enum configs.
 var enumParams = []paramDef{
-	enumParam("supervised", "", fImm, "no", "upstart", "systemd", "auto", "no"),
-	enumParam("syslog-facility", "", fImm, "local0", "user", "local0", "local1", "local2", "local3", "local4", "local5", "local6", "local7"),
+	enumParam("supervised", "", fImm, "no", "upstart", "systemd", "auto", "no").acted(),
+	enumParam("syslog-facility", "", fImm, "local0", "user", "local0", "local1", "local2", "local3", "local4", "local5", "local6", "local7").acted(),
 	enumParam("repl-diskless-load", "", fDebug|fDenyL, "disabled", "disabled", "on-empty-db", "swapdb"),
 	enumParam("loglevel", "", 0, "notice", "debug", "verbose", "notice", "warning").
 		typed(stringField(func(c *Config) *string { return &c.LogLevel })),

@@ -43,28 +43,28 @@ var numericParams = []paramDef{
 	intParam("key-load-delay", "", fHide, cIntMin, cIntMax, 0),
 	intParam("active-expire-effort", "", 0, 1, 10, 1).typed(intField(func(c *Config) *int { return &c.ActiveExpireEffort })),
 	intParam("hz", "", 0, 0, cIntMax, 10).typed(intField(func(c *Config) *int { return &c.Hz })),
-	intParam("min-replicas-to-write", "min-slaves-to-write", 0, 0, cIntMax, 0),
-	intParam("min-replicas-max-lag", "min-slaves-max-lag", 0, 0, cIntMax, 10),
+	intParam("min-replicas-to-write", "min-slaves-to-write", 0, 0, cIntMax, 0).acted(),
+	intParam("min-replicas-max-lag", "min-slaves-max-lag", 0, 0, cIntMax, 10).acted(),
 	intParam("watchdog-period", "", fHide, 0, cIntMax, 0),
 	intParam("shutdown-timeout", "", 0, 0, cIntMax, 10),
 	intParam("repl-diskless-sync-max-replicas", "", 0, 0, cIntMax, 0),
 
 	// Unsigned int configs
 	uintParam("maxclients", "", 0, 1, cUintMax, 10000).typed(intField(func(c *Config) *int { return &c.MaxClients })),
-	uintParam("unixsocketperm", "", fImm, 0, 0o777, 0).octal(),
+	uintParam("unixsocketperm", "", fImm, 0, 0o777, 0).octal().acted(),
 	uintParam("socket-mark-id", "", fImm, 0, cUintMax, 0),
 
 	// Unsigned long configs (bounds checked as signed, as Redis does)
 	intParam("active-defrag-max-scan-fields", "", 0, 1, cLongMax, 1000),
-	intParam("slowlog-max-len", "", 0, 0, cLongMax, 128),
+	intParam("slowlog-max-len", "", 0, 0, cLongMax, 128).acted(),
 	intParam("acllog-max-len", "", 0, 0, cLongMax, 128),
 
 	// Long long configs
 	intParam("busy-reply-threshold", "lua-time-limit", 0, 0, cLongMax, 5000).
 		typed(int64Field(func(c *Config) *int64 { return &c.BusyReplyThreshold })),
 	intParam("cluster-node-timeout", "", 0, 0, cLongMax, 15000),
-	intParam("slowlog-log-slower-than", "", 0, -1, cLongMax, 10000),
-	intParam("latency-monitor-threshold", "", 0, 0, cLongMax, 0),
+	intParam("slowlog-log-slower-than", "", 0, -1, cLongMax, 10000).acted(),
+	intParam("latency-monitor-threshold", "", 0, 0, cLongMax, 0).acted(),
 	intParam("proto-max-bulk-len", "", fDebug, 1<<20, cLongMax, 512<<20).memory().
 		typed(int64Field(func(c *Config) *int64 { return &c.ProtoMaxBulkLen })),
 	intParam("stream-node-max-entries", "", 0, 0, cLongMax, 100),

@@ -47,7 +47,7 @@ var specialParams = []paramDef{
 	specialDef("notify-keyspace-events", "", 0, &notifyParam).typed(nil),
 	specialDef("bind", "", fMulti, &bindParam).typed(nil),
 	specialDef("replicaof", "slaveof", fImm|fMulti, &replicaofParam),
-	specialDef("latency-tracking-info-percentiles", "", fMulti, &percentilesParam),
+	specialDef("latency-tracking-info-percentiles", "", fMulti, &percentilesParam).acted(),
 }
 
 var dirParam = specialParam{

@@ -154,6 +154,11 @@ func (d paramDef) check(fn func(string) string) paramDef { d.valid = fn; return 
 // typed binds d to a Config field the server acts on.
 func (d paramDef) typed(field any) paramDef { d.field = field; d.effect = true; return d }
 
+// acted marks a parameter without a typed field that the server acts on
+// all the same, reading its text through the registry (the README's
+// parameter lists).
+func (d paramDef) acted() paramDef { d.effect = true; return d }
+
 // reported binds d to a Config field that is only reported (no effect).
 func (d paramDef) reported(field any) paramDef { d.field = field; return d }
 

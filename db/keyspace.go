@@ -49,7 +49,15 @@ type Keyspace struct {
 	Stats    Stats
 
 	shrinkHeld int // see HoldShrink (persist.go)
+
+	// expiryPaused is set while clients are paused (CLIENT PAUSE): a stale
+	// key reads as missing but is not deleted (Redis's expireIfNeeded with
+	// checkClientPauseTimeoutAndReturnIfPaused).
+	expiryPaused bool
 }
+
+// SetExpiryPaused turns lazy deletion of stale keys off (true) or on.
+func (k *Keyspace) SetExpiryPaused(on bool) { k.expiryPaused = on }
 
 // NewKeyspace returns n empty databases.
 func NewKeyspace(n int) *Keyspace {
@@ -187,7 +195,7 @@ func (d *DB) expireIfNeeded(e *entry, keep bool) bool {
 	if !d.stale(e) {
 		return false
 	}
-	if !keep {
+	if !keep && !d.ks.expiryPaused {
 		d.removeEntry(e, RemoveExpired)
 	}
 	return true

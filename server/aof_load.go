@@ -45,6 +45,7 @@ func (s *Server) loadAOFLocked(m *aof.Manifest) error {
 	}
 	s.ks.SetTime(0)
 	defer s.ks.SetTime(s.clock.UnixMilli())
+	loadStart := time.Now()
 	for i, fi := range files {
 		start := time.Now()
 		if err := s.replayAOFFileLocked(fi.Name, i == len(files)-1); err != nil {
@@ -56,6 +57,7 @@ func (s *Server) loadAOFLocked(m *aof.Manifest) error {
 		}
 		s.log.Info(fmt.Sprintf("DB loaded from %s file %s: %.3f seconds", kind, fi.Name, time.Since(start).Seconds()))
 	}
+	s.log.Info(fmt.Sprintf("DB loaded from append only file: %.3f seconds", time.Since(loadStart).Seconds()))
 	return nil
 }
 

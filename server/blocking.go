@@ -269,6 +269,7 @@ func (s *Server) unblockClientLocked(c *client) {
 // the current round's commands are done, runs the commands c sent while it
 // was blocked. A client that is executing its own batch needs neither.
 func (s *Server) wakeLocked(c *client) {
+	s.dropSilencedReplyLocked(c) // CLIENT REPLY OFF/SKIP (cmd_pause.go)
 	if c.executing {
 		return
 	}

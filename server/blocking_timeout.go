@@ -141,7 +141,13 @@ func (s *Server) timeoutBlockedClientsLocked() time.Duration {
 // replyBlockedTimeoutLocked writes the reply of a blocked command that timed
 // out (Redis's replyToBlockedClientTimedOut): a null array for every list
 // and sorted set command, BLMOVE included.
-func (s *Server) replyBlockedTimeoutLocked(c *client) { c.w.NullArray() }
+func (s *Server) replyBlockedTimeoutLocked(c *client) {
+	if c.blocked != nil && c.blocked.kind == blockNone {
+		c.w.Int(0) // WAIT: no replica acknowledged (cmd_repl.go)
+		return
+	}
+	c.w.NullArray()
+}
 
 // parseBlockTimeout parses a blocking command's timeout in seconds as Redis
 // 7.0's getTimeoutFromObjectOrReply(UNIT_SECONDS) does and returns it in
@@ -189,7 +195,7 @@ func cmdClientUnblock(c *client, args [][]byte) {
 		return
 	}
 	target := s.clients[id]
-	if target == nil || target.blocked == nil {
+	if target == nil || target.blocked == nil || target.ops.paused { // paused: see cmd_pause.go
 		c.w.Int(0)
 		return
 	}

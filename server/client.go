@@ -51,11 +51,15 @@ type client struct {
 	createdAt   time.Time
 	lastActive  atomic.Int64 // unix ms of the last command
 	lastCmd     string       // engine: full name of the last command
+	ops         clientOps    // engine: MONITOR, CLIENT REPLY, CLIENT PAUSE state (ops.go)
 }
 
 // flags renders CLIENT LIST's flags= field.
 func (c *client) flags() string {
 	var b []byte
+	if c.ops.monitor {
+		b = append(b, 'O')
+	}
 	if c.multi.Active() {
 		b = append(b, 'x')
 	}
@@ -67,6 +71,9 @@ func (c *client) flags() string {
 	}
 	if c.closeAfterRply {
 		b = append(b, 'c')
+	}
+	if c.ops.unix {
+		b = append(b, 'U')
 	}
 	if c.noEvict {
 		b = append(b, 'e')

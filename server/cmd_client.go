@@ -373,8 +373,8 @@ func (s *Server) closeTimedOutClientsLocked() {
 		if cl.sock == nil || cl.lastActive.Load() >= limit {
 			continue
 		}
-		if cl.ps.subscribed() || cl.blocked != nil {
-			continue // subscribers never time out; blocked clients have their own timeout
+		if cl.ps.subscribed() || cl.blocked != nil || cl.ops.monitor {
+			continue // subscribers and monitors never time out; blocked clients have their own timeout
 		}
 		s.disconnectLocked(cl)
 	}

@@ -94,7 +94,9 @@ func cmdDebug(c *client, args [][]byte) {
 	case sub == "active-expire-cycle" && len(args) == 2:
 		c.w.Int(int64(expire.SweepLocked(s.ks, s.clock.UnixMilli)))
 	default:
-		debugSyntaxError(c, args)
+		if !debugOpsSubcommand(c, sub, args) { // DIGEST, DIGEST-VALUE, PROTOCOL (debug_ops.go)
+			debugSyntaxError(c, args)
+		}
 	}
 }
 

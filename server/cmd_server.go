@@ -122,7 +122,11 @@ func cmdShutdown(c *client, args [][]byte) {
 			return
 		}
 	}
-	s.log.Info("User requested shutdown...")
+	s.log.Warn("User requested shutdown...")
+	// The listeners close before the caller's connection does: a client
+	// that sees it close finds new connections refused, as with Redis.
+	s.ops.listenersClosed.Store(true)
+	s.closeListeners()
 	c.closeAfterRply = true
 	go s.Close()
 }

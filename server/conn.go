@@ -88,6 +88,7 @@ func (s *Server) newClient(conn net.Conn) *client {
 		laddr:     conn.LocalAddr().String(),
 	}
 	c.w.Proto = 2
+	s.initUnixClient(c, conn) // listen_unix.go
 	c.authenticated = s.cfg.RequirePass == ""
 	c.parser.MaxBulkLen = s.cfg.ProtoMaxBulkLen
 	c.lastActive.Store(time.Now().UnixMilli())
@@ -133,7 +134,7 @@ func (s *Server) processLocked(c *client) {
 		if len(args) == 0 {
 			continue // an empty inline line or *0: no reply
 		}
-		if !s.processCommand(c, args) {
+		if !s.runCommandLocked(c, args) { // CLIENT REPLY modes (cmd_pause.go)
 			// Closed without a reply (a cross-protocol attack): drop what
 			// is unwritten, as Redis frees such a client at once.
 			c.w.Buf = c.w.Buf[:c.wpos]

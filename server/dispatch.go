@@ -65,6 +65,9 @@ func (s *Server) processCommand(c *client, args [][]byte) bool {
 		return true
 	}
 
+	if s.ops.pause.active() && s.postponeLocked(c, cmd, args) { // CLIENT PAUSE (cmd_pause.go)
+		return true
+	}
 	if c.multi.Active() && !runsInsideMulti(cmd) {
 		c.multi.Queue(cmd, args, cmd.has(flagWrite), cmd.has(flagDenyOOM), c.watch.Dirty())
 		c.w.Queued()
@@ -101,6 +104,9 @@ func (s *Server) protectedAllowedLocked(c *client) bool {
 
 // isLocal reports whether the client connected over loopback.
 func (c *client) isLocal() bool {
+	if c.ops.unix {
+		return true
+	}
 	host := c.addr
 	if i := bytes.LastIndexByte([]byte(host), ':'); i >= 0 {
 		host = host[:i]
@@ -153,6 +159,7 @@ func (s *Server) call(c *client, cmd *command, args [][]byte) {
 func (s *Server) callTimed(c *client, cmd *command, args [][]byte, start time.Time) time.Time {
 	errs := s.stats.totalErrorReplies
 	at := len(c.w.Buf)
+	s.opsBeforeCallLocked(c, cmd, args) // MONITOR, slow log, latency (ops.go)
 	if s.aof.prop.on {
 		s.callPropagating(c, cmd, args) // aof_propagate.go
 	} else {
@@ -162,6 +169,7 @@ func (s *Server) callTimed(c *client, cmd *command, args [][]byte, start time.Ti
 		fn(s, c, cmd, args)
 	}
 	end := time.Now()
+	s.opsAfterCallLocked(c, cmd, args, end.Sub(start))
 	cmd.calls.Add(1)
 	cmd.usec.Add(end.Sub(start).Microseconds())
 	if s.stats.totalErrorReplies != errs && (len(c.w.Buf) <= at || c.w.Buf[at] == '-') {

@@ -248,6 +248,7 @@ func (l *eventLoop) writeLocked(c *client) {
 		}
 	}
 	c.wpos = 0
+	c.ops.silencedAt = 0 // the output restarts (CLIENT REPLY, cmd_pause.go)
 	if cap(c.w.Buf) > 64<<10 {
 		c.w.Buf = nil // let a huge reply's buffer go
 	} else {

@@ -33,6 +33,7 @@ var infoSections = []struct {
 	{"modules", true, func(*Server, *strings.Builder) {}},
 	{"commandstats", false, (*Server).infoCommandStats},
 	{"errorstats", true, (*Server).infoErrorStats},
+	{"latencystats", false, (*Server).infoLatencyStats}, // latency_hist.go
 	{"cluster", true, func(_ *Server, b *strings.Builder) { b.WriteString("cluster_enabled:0\r\n") }},
 	{"keyspace", true, (*Server).infoKeyspace},
 }
@@ -67,7 +68,11 @@ func (s *Server) infoLocked(args [][]byte) string {
 			b.WriteString("\r\n")
 		}
 		first = false
-		b.WriteString("# " + strings.ToUpper(sec.name[:1]) + sec.name[1:] + "\r\n")
+		title := strings.ToUpper(sec.name[:1]) + sec.name[1:]
+		if sec.name == "cpu" {
+			title = "CPU" // Redis's header
+		}
+		b.WriteString("# " + title + "\r\n")
 		sec.fn(s, &b)
 		for _, fn := range s.hooks.info[sec.name] {
 			fn(s, &b)
@@ -294,7 +299,7 @@ func (s *Server) infoReplication(b *strings.Builder) {
 	field(b, "role", "master")
 	field(b, "connected_slaves", 0)
 	field(b, "master_failover_state", "no-failover")
-	field(b, "master_replid", s.runID)
+	field(b, "master_replid", s.replIDLocked()) // cmd_repl.go
 	field(b, "master_replid2", strings.Repeat("0", 40))
 	field(b, "master_repl_offset", 0)
 	field(b, "second_repl_offset", -1)

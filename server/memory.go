@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/miniwatchd/miniwatchd/expire"
 	"github.com/miniwatchd/miniwatchd/protocol"
@@ -62,13 +63,21 @@ func (s *Server) performEvictionsLocked() expire.EvictResult {
 	if s.cfg.MaxMemory == 0 {
 		return expire.EvictOK
 	}
-	return s.mem.evictor.Perform(s.ks, expire.EvictParams{
+	if s.ops.pause.active() {
+		return expire.EvictFail // paused: the dataset stays as it is (cmd_pause.go)
+	}
+	t0 := time.Now()
+	res := s.mem.evictor.Perform(s.ks, expire.EvictParams{
 		MaxMemory: int64(s.cfg.MaxMemory),
 		Policy:    s.mem.policy,
 		Samples:   s.cfg.MaxMemorySamples,
 		Tenacity:  s.cfg.MaxMemoryEvictionTenacity,
 		Used:      s.usedMemoryLocked,
 	})
+	if s.ops.latencyLimit > 0 && res != expire.EvictOK {
+		s.latencyAddSampleLocked("eviction-cycle", time.Since(t0).Milliseconds()) // latency.go
+	}
+	return res
 }
 
 // oomCheck is processCommand's maxmemory step: evict, then refuse deny-oom

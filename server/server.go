@@ -60,6 +60,7 @@ type Server struct {
 	loop         *eventLoop    // client I/O (eventloop.go)
 	aof          aofState      // mu (aof.go)
 	hooks        hooks         // filled once by wire (wiring.go); read-only after New but for test seams
+	ops          opsState      // mu: MONITOR, SLOWLOG, LATENCY, CLIENT PAUSE (ops.go)
 	// cmdStart is when the next top-level command starts (wall clock): set
 	// by the connection loop at the start of a batch and advanced by each
 	// command to its end, so the clock is read once per command (mu).
@@ -161,6 +162,9 @@ func (s *Server) Listen() error {
 		binds = []string{"127.0.0.1"}
 	}
 	port := s.cfg.Port
+	if port == 0 && s.ops.unixSocket != "" {
+		binds = nil // port 0 with a Unix socket: no TCP listener, as in Redis
+	}
 	for _, b := range binds {
 		if len(b) > 0 && b[0] == '-' {
 			b = b[1:] // "-::1": optional address, as redis.conf allows
@@ -178,6 +182,10 @@ func (s *Server) Listen() error {
 		s.lnMu.Unlock()
 	}
 	s.cfg.Port = port
+	if err := s.listenUnix(); err != nil { // unixsocket (listen_unix.go)
+		s.closeListeners()
+		return err
+	}
 	return nil
 }
 
@@ -232,7 +240,7 @@ func (s *Server) acceptLoop(ln net.Listener) {
 	for {
 		conn, err := ln.Accept()
 		if err != nil {
-			if s.closing.Load() {
+			if s.closing.Load() || s.ops.listenersClosed.Load() {
 				return
 			}
 			var ne net.Error
@@ -315,7 +323,7 @@ func (s *Server) cron() {
 		}
 		s.mu.Lock()
 		hz := max(s.cfg.Hz, 1)
-		active := s.activeExpire
+		active := s.activeExpire && !s.ops.pause.active() && !s.ops.cronPaused // no expiry while paused (ops.go)
 		p := expire.Params{Hz: hz, Effort: s.cfg.ActiveExpireEffort}
 		s.mu.Unlock()
 		now := time.Now()
@@ -327,7 +335,9 @@ func (s *Server) cron() {
 			p.Kind = expire.Fast
 		}
 		if active {
+			t0 := time.Now()
 			s.expireCycle.Run(s.ks, engineLocker{s}, s.clock.UnixMilli, p)
+			s.latencySampleUnlocked("expire-cycle", time.Since(t0)) // latency.go
 		}
 		wait := time.Until(nextSlow)
 		if active && s.expireCycle.WantsFast(p.Effort) && wait > 2*time.Millisecond {
@@ -341,6 +351,9 @@ func (s *Server) cron() {
 func (s *Server) cronOnce() {
 	engineLocker{s}.Lock()
 	defer s.mu.Unlock()
+	if s.ops.cronPaused { // DEBUG PAUSE-CRON (debug_ops.go)
+		return
+	}
 	s.ks.SetTime(s.clock.UnixMilli())
 	s.ks.DatabasesCron(time.Millisecond)
 	s.closeTimedOutClientsLocked()

@@ -70,6 +70,7 @@ type command struct {
 
 	// commandstats
 	calls, usec, rejected, failed atomic.Int64
+	hist                          *cmdHistogram // latency tracking, nil until called (latency_hist.go; mu)
 }
 
 func (cmd *command) has(f cmdFlags) bool { return cmd.flags&f != 0 }

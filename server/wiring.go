@@ -57,6 +57,13 @@ var commandFamilies = [][]commandDef{
 	sortCommands,          // cmd_sort.go: SORT, SORT_RO
 	hllCommands,           // cmd_hll.go: PFADD, PFCOUNT, PFMERGE, PFDEBUG, PFSELFTEST
 	geoCommands,           // cmd_geo.go, cmd_georadius.go: GEO*
+	monitorCommands,       // cmd_monitor.go: MONITOR
+	slowlogCommands,       // slowlog.go: SLOWLOG *
+	latencyCommands,       // latency.go, latency_hist.go: LATENCY * but GRAPH
+	latencyGraphCommands,  // sparkline.go: LATENCY GRAPH
+	pauseCommands,         // cmd_pause.go: CLIENT PAUSE, UNPAUSE, REPLY
+	replCommands,          // cmd_repl.go: ROLE, WAIT, REPLICAOF, SLAVEOF
+	configRewriteCommands, // config_rewrite.go: CONFIG REWRITE
 }
 
 // hooks are the server's hook points. Each runs under the engine lock
@@ -149,6 +156,8 @@ func (s *Server) wire() {
 	h.start = append(h.start,
 		(*Server).aofStartLocked,    // aof.go
 		(*Server).memoryStartLocked, // memory.go
+		(*Server).logStartLocked,    // log_redis.go: loglevel
+		(*Server).opsStartLocked,    // ops.go: slowlog, latency, min-replicas, unixsocket
 	)
 	// loadDataFromDisk.
 	h.load = append(h.load,
@@ -164,12 +173,16 @@ func (s *Server) wire() {
 	// lookup, arity, protected, auth and no-multi checks in dispatch.go;
 	// before MULTI queues the command).
 	h.preCall = append(h.preCall,
-		oomCheck,           // memory.go: performEvictions; OOM for deny-oom commands
-		trackingLimitCheck, // pubsub_hooks.go: trackingLimitUsedSlots (never rejects)
-		aofDiskCheck,       // aof_reply.go: writeCommandsDeniedByDiskError (MISCONF)
-		pubsubContextCheck, // pubsub_hooks.go: RESP2 subscribed context
-		busyScriptCheck,    // script_run.go: isInsideYieldingLongCommand (BUSY)
+		oomCheck,                             // memory.go: performEvictions; OOM for deny-oom commands
+		trackingLimitCheck,                   // pubsub_hooks.go: trackingLimitUsedSlots (never rejects)
+		aofDiskCheck,                         // aof_reply.go: writeCommandsDeniedByDiskError (MISCONF)
+		(*Server).checkMinReplicasLocked,     // ops.go: checkGoodReplicasStatus (NOREPLICAS)
+		pubsubContextCheck,                   // pubsub_hooks.go: RESP2 subscribed context
+		busyScriptCheck,                      // script_run.go: isInsideYieldingLongCommand (BUSY)
+		(*Server).checkMonitorKeyspaceLocked, // ops.go: a replica/monitor may not touch keys
 	)
+	// (Paused clients are postponed after every check: processCommand
+	// calls postponeLocked, ops.go.)
 
 	// call, after c->cmd->proc: trackingRememberKeys for read commands.
 	// (Propagation, alsoPropagate, is not a hook: callTimed calls
@@ -231,11 +244,13 @@ func (s *Server) wire() {
 	h.clientFree = append(h.clientFree,
 		blockingClientFree, // blocking.go
 		pubsubClientFree,   // pubsub_hooks.go
+		opsClientFree,      // ops.go: MONITOR, a command held by CLIENT PAUSE
 	)
 
 	// RESET: disableTracking, then the unsubscriptions.
 	h.reset = append(h.reset,
 		pubsubReset, // pubsub_hooks.go
+		opsReset,    // ops.go: MONITOR, CLIENT REPLY
 	)
 
 	// serverCron: the AOF (flush postponed writes, fsync everysec, start a
@@ -244,6 +259,7 @@ func (s *Server) wire() {
 	h.cron = append(h.cron,
 		(*Server).aofCronLocked,    // aof.go
 		(*Server).memoryCronLocked, // memory.go
+		(*Server).pauseCronLocked,  // ops.go: end of CLIENT PAUSE
 	)
 
 	// prepareForShutdown: flush and fsync the AOF.
@@ -251,8 +267,10 @@ func (s *Server) wire() {
 		(*Server).aofShutdownLocked, // aof.go
 	)
 
-	// CONFIG RESETSTAT: nothing beyond the server's own counters yet.
-	h.resetStat = nil
+	// CONFIG RESETSTAT: the latency histograms (resetServerStats).
+	h.resetStat = append(h.resetStat,
+		resetLatencyHistograms, // latency_hist.go
+	)
 
 	// genRedisInfoString: fields appended to sections.
 	h.info = map[string][]func(s *Server, b *strings.Builder){

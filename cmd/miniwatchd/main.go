@@ -5,18 +5,26 @@
 //
 // The config file and the --name value options use redis.conf's syntax and
 // parameters (see package server: ParseCommandLine, LoadConfig). SIGINT and
-// SIGTERM stop the server. "daemonize yes" is accepted but ignored:
-// miniwatchd always stays in the foreground.
+// SIGTERM stop the server. The log uses redis-server's line format and key
+// lines ("Server initialized", "Ready to accept connections tcp"), with the
+// logo (its "Port:" and "PID:" lines) when always-show-logo is yes or
+// stdout is a terminal. pidfile is written once the listeners are open and
+// removed at exit; "daemonize yes" runs the server as a detached child
+// process (Go cannot fork) and returns once that child is ready.
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"os/signal"
 	"runtime"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -50,6 +58,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, started chan<
 		fmt.Fprintf(stderr, "miniwatchd does not support %s\n", cl.Unsupported)
 		return 1
 	}
+	var stdinCopy bytes.Buffer // for a daemonized child, which reads it again
+	if stdin != nil {
+		stdin = io.TeeReader(stdin, &stdinCopy)
+	}
 	cfg, err := server.LoadConfig(cl, stdin)
 	if err != nil {
 		var ce *server.ConfigError
@@ -59,6 +71,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, started chan<
 			slog.New(slog.NewTextHandler(stdout, nil)).Error(err.Error())
 		}
 		return 1
+	}
+
+	if cfg.Daemonize && os.Getenv(daemonReadyEnv) == "" {
+		return daemonize(args, stdinCopy.Bytes(), cl.Stdin, stderr)
 	}
 
 	out := stdout
@@ -71,7 +87,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, started chan<
 		defer f.Close()
 		out = f
 	}
-	log := slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: cfg.SlogLevel()}))
+	h := server.NewRedisLogHandler(out, cfg.SlogLevel())
+	log := slog.New(h)
+	syslogWriter(h, cfg, log)
 	cfg.Logger = log
 	cfg.BusyPoll = server.BusyPollDefault()
 	if v := os.Getenv("MINIWATCHD_BUSY_POLL"); v != "" {
@@ -83,34 +101,66 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, started chan<
 		cfg.BusyPoll = d
 	}
 
+	pid := os.Getpid()
+	if cl.Stdin {
+		log.Warn("Reading config from stdin")
+	}
 	log.Warn("oO0OoO0OoO0Oo miniwatchd is starting oO0OoO0OoO0Oo")
-	log.Warn("miniwatchd started", "version", server.Version, "redis_version", server.RedisVersion, "pid", os.Getpid())
+	log.Warn(fmt.Sprintf("miniwatchd version=%s, redis_version=%s, bits=64, pid=%d, just started", server.Version, server.RedisVersion, pid))
 	if cl.NoArgs {
 		log.Warn("Warning: no config file specified, using the default config. " +
 			"In order to specify a config file use miniwatchd /path/to/redis.conf")
 	} else {
 		log.Warn("Configuration loaded")
 	}
-	if cfg.Daemonize {
-		log.Warn("daemonize yes is ignored: miniwatchd always runs in the foreground")
-	}
+	h.SetRole('M')
 
 	s, err := server.New(cfg)
 	if err != nil {
-		log.Error("Fatal error creating the server", "err", err)
+		log.Warn("Fatal error creating the server: " + err.Error())
 		return 1
 	}
+	s.SetConfigFile(cl.ConfigFile)
 	if err := s.Listen(); err != nil {
-		log.Warn("Could not create server TCP listening socket", "err", err)
+		log.Warn("Could not create server listening socket: " + err.Error())
 		log.Warn(fmt.Sprintf("Failed listening on port %d (TCP), aborting.", cfg.Port))
 		return 1
+	}
+	port := 0
+	if a, ok := s.Addr().(*net.TCPAddr); ok {
+		port = a.Port
+	}
+	pidfile := cfg.Params["pidfile"]
+	if pidfile == "" && cfg.Daemonize {
+		pidfile = "/var/run/redis.pid" // Redis's CONFIG_DEFAULT_PID_FILE
+	}
+	if pidfile != "" {
+		pidfile = cfg.Resolve(pidfile)
+		if err := os.WriteFile(pidfile, []byte(strconv.Itoa(pid)+"\n"), 0o644); err != nil {
+			log.Warn("Failed to write PID file: " + pidErr(err))
+			pidfile = ""
+		}
+	}
+	showLogo := cfg.Params["always-show-logo"] == "yes" || (cfg.LogFile == "" && isTerminal(stdout))
+	if showLogo {
+		h.Raw(slog.LevelInfo, server.LogoText(port, pid))
+	} else {
+		log.Info(fmt.Sprintf("Running mode=standalone, port=%d.", port))
 	}
 	log.Warn("Server initialized")
 	if cfg.MaxMemory > 0 && cfg.MaxMemory < 1<<20 {
 		log.Warn(fmt.Sprintf("WARNING: You specified a maxmemory value that is less than 1MB "+
 			"(current value is %d bytes). Are you sure this is what you really want?", cfg.MaxMemory))
 	}
-	log.Info("Ready to accept connections", "addr", s.Addr().String())
+	if port != 0 {
+		log.Info("Ready to accept connections tcp")
+	}
+	if sock := cfg.Params["unixsocket"]; sock != "" {
+		log.Info("The server is now ready to accept connections at " + sock)
+	}
+	notifyDaemonParent()
+	supervised := supervisedMode(cfg.Params["supervised"])
+	notifySupervisor(supervised, log)
 
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
@@ -123,6 +173,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, started chan<
 				name = "SIGINT"
 			}
 			log.Warn("Received " + name + " scheduling shutdown...")
+			log.Warn("User requested shutdown...")
 			s.Close()
 		case <-s.Done():
 		}
@@ -131,12 +182,45 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, started chan<
 		started <- s
 	}
 	if err := s.Serve(); err != nil {
-		log.Error("serve failed", "err", err)
+		log.Warn("serve failed: " + err.Error())
 		return 1
+	}
+	if supervised == "systemd" {
+		systemdNotify("STOPPING=1\n", log)
+	}
+	if pidfile != "" {
+		log.Info("Removing the pid file.")
+		os.Remove(pidfile)
+	}
+	if cfg.Params["unixsocket"] != "" {
+		log.Info("Removing the unix socket file.")
 	}
 	log.Warn("miniwatchd is now ready to exit, bye bye...")
 	stopProfile()
 	return 0
+}
+
+// pidErr is the strerror text of a pid file error.
+func pidErr(err error) string {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	s := err.Error()
+	if s != "" {
+		s = strings.ToUpper(s[:1]) + s[1:]
+	}
+	return s
+}
+
+// isTerminal reports whether w is a terminal (the logo is shown on one).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
 // stopProfile ends profiling in builds with the pprof tag (see pprof.go).
