@@ -163,10 +163,7 @@ func ParseFloat(b []byte) (float64, bool) {
 	}
 	switch s.kind {
 	case synInf:
-		if s.neg {
-			return math.Inf(-1), true
-		}
-		return math.Inf(1), true
+		return s.inf(), true
 	case synHex:
 		return s.hexFloat64()
 	}
@@ -179,6 +176,14 @@ func ParseFloat(b []byte) (float64, bool) {
 		return 0, false // underflow: glibc sets ERANGE
 	}
 	return f, true
+}
+
+// inf is the value of a synInf subject.
+func (s *floatSyntax) inf() float64 {
+	if s.neg {
+		return math.Inf(-1)
+	}
+	return math.Inf(1)
 }
 
 // Syntax kinds of a strtod subject.

@@ -29,10 +29,7 @@ func ParseStrtod(b []byte) (float64, bool) {
 	}
 	switch s.kind {
 	case synInf:
-		if s.neg {
-			return math.Inf(-1), true
-		}
-		return math.Inf(1), true
+		return s.inf(), true
 	case synHex:
 		if !s.nonzero {
 			if s.neg {
