@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/miniwatchd/miniwatchd/internal/resptest"
 )
 
 // In-process tests of the blocking machinery: timeouts driven by the server
@@ -46,12 +48,7 @@ func dialTest(t *testing.T, s *Server) *testConn {
 
 func (c *testConn) send(args ...string) {
 	c.t.Helper()
-	var b strings.Builder
-	fmt.Fprintf(&b, "*%d\r\n", len(args))
-	for _, a := range args {
-		fmt.Fprintf(&b, "$%d\r\n%s\r\n", len(a), a)
-	}
-	if _, err := c.conn.Write([]byte(b.String())); err != nil {
+	if _, err := c.conn.Write(resptest.Command(args...)); err != nil {
 		c.t.Fatal(err)
 	}
 }
@@ -60,14 +57,14 @@ func (c *testConn) send(args ...string) {
 func (c *testConn) read(d time.Duration) string {
 	c.t.Helper()
 	c.conn.SetReadDeadline(time.Now().Add(d))
-	var b strings.Builder
-	if err := readReply(c.r, &b); err != nil {
-		if ne, ok := err.(net.Error); ok && ne.Timeout() && b.Len() == 0 {
-			return ""
-		}
-		c.t.Fatalf("reading a reply: %v (got %q)", err, b.String())
+	if _, err := c.r.Peek(1); err != nil && resptest.IsTimeout(err) {
+		return ""
 	}
-	return b.String()
+	f, err := resptest.ReadRaw(c.r)
+	if err != nil {
+		c.t.Fatalf("reading a reply: %v (got %q)", err, f)
+	}
+	return string(f)
 }
 
 func (c *testConn) do(args ...string) string {
@@ -78,54 +75,6 @@ func (c *testConn) do(args ...string) string {
 		c.t.Fatalf("%v: no reply", args)
 	}
 	return r
-}
-
-// readReply copies one RESP2/RESP3 reply from r to b.
-func readReply(r *bufio.Reader, b *strings.Builder) error {
-	line, err := r.ReadString('\n')
-	b.WriteString(line)
-	if err != nil {
-		return err
-	}
-	if len(line) < 3 {
-		return fmt.Errorf("short line %q", line)
-	}
-	n, _ := strconv.Atoi(strings.TrimRight(line[1:], "\r\n"))
-	switch line[0] {
-	case '$', '=':
-		if n < 0 {
-			return nil
-		}
-		buf := make([]byte, n+2)
-		_, err := ioReadFull(r, buf)
-		b.Write(buf)
-		return err
-	case '*', '~', '>':
-		for i := 0; i < n; i++ {
-			if err := readReply(r, b); err != nil {
-				return err
-			}
-		}
-	case '%':
-		for i := 0; i < 2*n; i++ {
-			if err := readReply(r, b); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-func ioReadFull(r *bufio.Reader, buf []byte) (int, error) {
-	n := 0
-	for n < len(buf) {
-		m, err := r.Read(buf[n:])
-		n += m
-		if err != nil {
-			return n, err
-		}
-	}
-	return n, nil
 }
 
 // blockingSnapshot is the bookkeeping that must be empty when nobody waits.

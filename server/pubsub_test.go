@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/miniwatchd/miniwatchd/internal/resptest"
 )
 
 // In-process tests of pub/sub, keyspace notifications and client-side
@@ -52,12 +54,7 @@ func dialPS(t *testing.T, s *Server) *psTestConn {
 }
 
 func (p *psTestConn) send(args ...string) {
-	var b strings.Builder
-	fmt.Fprintf(&b, "*%d\r\n", len(args))
-	for _, a := range args {
-		fmt.Fprintf(&b, "$%d\r\n%s\r\n", len(a), a)
-	}
-	if _, err := p.c.Write([]byte(b.String())); err != nil {
+	if _, err := p.c.Write(resptest.Command(args...)); err != nil {
 		p.t.Fatal(err)
 	}
 }
@@ -66,11 +63,11 @@ func (p *psTestConn) send(args ...string) {
 func (p *psTestConn) read() string {
 	p.t.Helper()
 	p.c.SetReadDeadline(time.Now().Add(5 * time.Second))
-	var b strings.Builder
-	if err := readRESP(p.r, &b); err != nil {
-		p.t.Fatalf("read: %v (so far %q)", err, b.String())
+	f, err := resptest.ReadRaw(p.r)
+	if err != nil {
+		p.t.Fatalf("read: %v (so far %q)", err, f)
 	}
-	return b.String()
+	return string(f)
 }
 
 // do sends a command and returns its reply.
@@ -89,39 +86,6 @@ func (p *psTestConn) expectNothing(d time.Duration) {
 		rest, _ := p.r.Peek(p.r.Buffered())
 		p.t.Fatalf("unexpected data %q", string(b)+string(rest[1:]))
 	}
-}
-
-func readRESP(r *bufio.Reader, b *strings.Builder) error {
-	line, err := r.ReadString('\n')
-	if err != nil {
-		return err
-	}
-	b.WriteString(line)
-	n, _ := strconv.Atoi(strings.TrimSpace(line[1:]))
-	switch line[0] {
-	case '$', '=':
-		if n < 0 {
-			return nil
-		}
-		buf := make([]byte, n+2)
-		if _, err := io.ReadFull(r, buf); err != nil {
-			return err
-		}
-		b.Write(buf)
-	case '*', '>', '~':
-		for i := 0; i < n; i++ {
-			if err := readRESP(r, b); err != nil {
-				return err
-			}
-		}
-	case '%':
-		for i := 0; i < 2*n; i++ {
-			if err := readRESP(r, b); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
 }
 
 func msg(kind, channel, payload string) string {
