@@ -6,6 +6,7 @@ import (
 	"go/parser"
 	"go/token"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -273,10 +274,19 @@ func runMutatorCase(t *testing.T, tc mutatorCase) []string {
 	return rec.got
 }
 
+// tableOrder are the mutators that announce several keys in the order of
+// the hash table (random seed): their rows compare sorted.
+var tableOrder = map[string]bool{"DB.ExpireAllStale": true, "DB.ActiveExpireStep": true}
+
 func TestMutatorsSignalOnce(t *testing.T) {
 	for _, tc := range mutatorCases {
 		got := runMutatorCase(t, tc)
-		if strings.Join(got, " ") != strings.Join(tc.want, " ") {
+		want := tc.want
+		if tableOrder[tc.method] {
+			got = slices.Sorted(slices.Values(got))
+			want = slices.Sorted(slices.Values(want))
+		}
+		if strings.Join(got, " ") != strings.Join(want, " ") {
 			t.Errorf("%s (%s): announced %q, want %q", tc.method, tc.what, got, tc.want)
 		}
 	}

@@ -1,9 +1,7 @@
 package server
 
 import (
-	"bufio"
 	"fmt"
-	"net"
 	"strconv"
 	"strings"
 	"testing"
@@ -17,11 +15,10 @@ import (
 // and disconnect. The replies themselves are compared with redis-server in
 // test/ (cmd_listblock.txt, goredis_blocking_test.go).
 
-// testConn is a raw client that reads one complete RESP reply at a time.
+// testConn is the shared RESP test client, failing the test on errors.
 type testConn struct {
-	t    *testing.T
-	conn net.Conn
-	r    *bufio.Reader
+	t *testing.T
+	*resptest.Conn
 }
 
 func startTestServer(t *testing.T) *Server {
@@ -38,17 +35,17 @@ func startTestServer(t *testing.T) *Server {
 
 func dialTest(t *testing.T, s *Server) *testConn {
 	t.Helper()
-	conn, err := net.Dial("tcp", s.Addr().String())
+	conn, err := resptest.Dial(s.Addr().String())
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { conn.Close() })
-	return &testConn{t: t, conn: conn, r: bufio.NewReader(conn)}
+	return &testConn{t: t, Conn: conn}
 }
 
 func (c *testConn) send(args ...string) {
 	c.t.Helper()
-	if _, err := c.conn.Write(resptest.Command(args...)); err != nil {
+	if _, err := c.NC.Write(resptest.Command(args...)); err != nil {
 		c.t.Fatal(err)
 	}
 }
@@ -56,11 +53,11 @@ func (c *testConn) send(args ...string) {
 // read returns one reply, raw, waiting at most d; "" on timeout.
 func (c *testConn) read(d time.Duration) string {
 	c.t.Helper()
-	c.conn.SetReadDeadline(time.Now().Add(d))
-	if _, err := c.r.Peek(1); err != nil && resptest.IsTimeout(err) {
+	c.NC.SetReadDeadline(time.Now().Add(d))
+	if _, err := c.R.Peek(1); err != nil && resptest.IsTimeout(err) {
 		return ""
 	}
-	f, err := resptest.ReadRaw(c.r)
+	f, err := resptest.ReadRaw(c.R)
 	if err != nil {
 		c.t.Fatalf("reading a reply: %v (got %q)", err, f)
 	}
@@ -171,7 +168,7 @@ func TestBlockingBookkeepingIsCleaned(t *testing.T) {
 				t.Errorf("unblocked client got %q", r)
 			}
 		}},
-		{"disconnected", func(c *testConn, id string) { c.conn.Close() }},
+		{"disconnected", func(c *testConn, id string) { c.NC.Close() }},
 		{"killed", func(c *testConn, id string) { admin.do("CLIENT", "KILL", "ID", id) }},
 	}
 	for _, tc := range cases {
@@ -187,7 +184,7 @@ func TestBlockingBookkeepingIsCleaned(t *testing.T) {
 			}
 			tc.end(c, id)
 			waitSnapshot(t, s, blockingSnapshot{blocked: 1, waitLists: 1})
-			other.conn.Close()
+			other.NC.Close()
 			waitSnapshot(t, s, blockingSnapshot{})
 			admin.do("FLUSHALL")
 		})
@@ -280,7 +277,7 @@ func TestBlockOnManyKeysCountsEachOnce(t *testing.T) {
 		if waits != n/2+1 {
 			t.Errorf("%d keys: client waits on %d keys, want %d", n, waits, n/2+1)
 		}
-		c.conn.Close()
+		c.NC.Close()
 		waitSnapshot(t, s, blockingSnapshot{})
 	}
 }

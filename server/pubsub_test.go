@@ -1,11 +1,9 @@
 package server
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"strconv"
 	"strings"
 	"testing"
@@ -36,25 +34,24 @@ func startPSServer(t testing.TB, tweak func(*Config)) *Server {
 	return s
 }
 
-// psTestConn is a raw RESP connection for these tests.
+// psTestConn is the shared RESP test client, failing the test on errors.
 type psTestConn struct {
 	t *testing.T
-	c net.Conn
-	r *bufio.Reader
+	*resptest.Conn
 }
 
 func dialPS(t *testing.T, s *Server) *psTestConn {
 	t.Helper()
-	c, err := net.Dial("tcp", s.Addr().String())
+	c, err := resptest.Dial(s.Addr().String())
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	return &psTestConn{t: t, c: c, r: bufio.NewReader(c)}
+	return &psTestConn{t: t, Conn: c}
 }
 
 func (p *psTestConn) send(args ...string) {
-	if _, err := p.c.Write(resptest.Command(args...)); err != nil {
+	if _, err := p.NC.Write(resptest.Command(args...)); err != nil {
 		p.t.Fatal(err)
 	}
 }
@@ -62,8 +59,8 @@ func (p *psTestConn) send(args ...string) {
 // read returns the next frame as raw text.
 func (p *psTestConn) read() string {
 	p.t.Helper()
-	p.c.SetReadDeadline(time.Now().Add(5 * time.Second))
-	f, err := resptest.ReadRaw(p.r)
+	p.NC.SetReadDeadline(time.Now().Add(5 * time.Second))
+	f, err := resptest.ReadRaw(p.R)
 	if err != nil {
 		p.t.Fatalf("read: %v (so far %q)", err, f)
 	}
@@ -80,10 +77,10 @@ func (p *psTestConn) do(args ...string) string {
 // expectNothing checks that nothing arrives within d.
 func (p *psTestConn) expectNothing(d time.Duration) {
 	p.t.Helper()
-	p.c.SetReadDeadline(time.Now().Add(d))
-	if b, err := p.r.ReadByte(); err == nil {
-		p.r.UnreadByte()
-		rest, _ := p.r.Peek(p.r.Buffered())
+	p.NC.SetReadDeadline(time.Now().Add(d))
+	if b, err := p.R.ReadByte(); err == nil {
+		p.R.UnreadByte()
+		rest, _ := p.R.Peek(p.R.Buffered())
 		p.t.Fatalf("unexpected data %q", string(b)+string(rest[1:]))
 	}
 }
@@ -162,7 +159,7 @@ func TestPublishReachesChannelsThenPatterns(t *testing.T) {
 	if got := b.read(); got != pmsg("*s", "news", "hi") {
 		t.Fatalf("pattern delivery %q", got)
 	}
-	a.c.Close()
+	a.NC.Close()
 	waitFor(t, func() bool { return p.do("PUBSUB", "NUMPAT") == ":1\r\n" })
 	if got := p.do("PUBSUB", "NUMSUB", "news"); got != "*2\r\n$4\r\nnews\r\n:0\r\n" {
 		t.Fatalf("NUMSUB after disconnect = %q", got)
@@ -323,8 +320,8 @@ func TestSubscriberSurvivesTimeout(t *testing.T) {
 	sub.do("SUBSCRIBE", "ch")
 	idle.do("PING")
 	time.Sleep(2500 * time.Millisecond)
-	idle.c.SetReadDeadline(time.Now().Add(2 * time.Second))
-	if _, err := idle.r.ReadByte(); err == nil {
+	idle.NC.SetReadDeadline(time.Now().Add(2 * time.Second))
+	if _, err := idle.R.ReadByte(); err == nil {
 		t.Fatal("idle normal client got data instead of being closed")
 	}
 	if got := sub.do("PING"); got != "*2\r\n$4\r\npong\r\n$0\r\n\r\n" {
@@ -384,7 +381,7 @@ func TestTrackingBookkeeping(t *testing.T) {
 		t.Errorf("an invalidated key must leave the table")
 	}
 	b.do("RESET")
-	a.c.Close()
+	a.NC.Close()
 	waitFor(t, func() bool {
 		return strings.Contains(w.do("INFO", "clients"), "tracking_clients:0\r\n")
 	})
@@ -451,7 +448,7 @@ func TestPushToExecutingClientKeepsOrder(t *testing.T) {
 	a := dialPS(t, s)
 	a.do("HELLO", "3")
 	a.do("SUBSCRIBE", "me")
-	a.c.Write([]byte("*3\r\n$7\r\nPUBLISH\r\n$2\r\nme\r\n$1\r\n1\r\n*1\r\n$4\r\nPING\r\n*3\r\n$7\r\nPUBLISH\r\n$2\r\nme\r\n$1\r\n2\r\n"))
+	a.NC.Write([]byte("*3\r\n$7\r\nPUBLISH\r\n$2\r\nme\r\n$1\r\n1\r\n*1\r\n$4\r\nPING\r\n*3\r\n$7\r\nPUBLISH\r\n$2\r\nme\r\n$1\r\n2\r\n"))
 	want := []string{
 		">3\r\n$7\r\nmessage\r\n$2\r\nme\r\n$1\r\n1\r\n", ":1\r\n", "+PONG\r\n",
 		">3\r\n$7\r\nmessage\r\n$2\r\nme\r\n$1\r\n2\r\n", ":1\r\n",
