@@ -33,6 +33,11 @@ type Node struct {
 // garbled stream fails instead of allocating without limit.
 const MaxFrameLen = 1 << 30
 
+// MaxDepth bounds the nesting of aggregates: deep enough for what Lua
+// scripts return (nested tables, cmsgpack round trips), shallow enough that
+// a garbled stream fails before the recursion grows without limit.
+const MaxDepth = 10000
+
 // ReadFrame reads exactly one complete reply from r. An attribute is read
 // together with the reply that follows it; a push ('>') is a frame of its
 // own.
@@ -46,7 +51,7 @@ func ReadFrame(r *bufio.Reader) (Node, error) {
 }
 
 func readNode(r *bufio.Reader, raw *[]byte, depth int) (Node, error) {
-	if depth > 64 {
+	if depth > MaxDepth {
 		return Node{}, errors.New("resp: nesting too deep")
 	}
 	start := len(*raw)
