@@ -2,6 +2,7 @@ package aof
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -181,9 +182,9 @@ func parseCount(b []byte) (int, bool) {
 	if len(b) == 0 || len(b) > 10 || b[0] < '0' || b[0] > '9' {
 		return 0, false
 	}
-	v, n, _ := protocol.Strtoll(b, 10)
-	if n != len(b) || v > 1<<31-1 {
-		return 0, false
+	v, rest, _ := protocol.Strtoll(b, 10)
+	if len(rest) != 0 || bytes.IndexByte(b, 0) >= 0 || v > 1<<31-1 {
+		return 0, false // not all digits (Strtoll stops at a NUL as at any other byte)
 	}
 	return int(v), true
 }
