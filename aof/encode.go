@@ -1,38 +1,29 @@
 package aof
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/miniwatchd/miniwatchd/protocol"
+)
+
+// The log stores commands in RESP, encoded by protocol's one encoder (Redis's
+// catAppendOnlyGenericCommand writes the same bytes as its reply writer).
+// These are the AOF's names for it.
 
 // AppendCommand appends args to dst as the log stores a command: a RESP
 // array of bulk strings (Redis's catAppendOnlyGenericCommand).
-func AppendCommand(dst []byte, args ...[]byte) []byte {
-	dst = appendHeader(dst, '*', len(args))
-	for _, a := range args {
-		dst = appendHeader(dst, '$', len(a))
-		dst = append(dst, a...)
-		dst = append(dst, '\r', '\n')
-	}
-	return dst
-}
+func AppendCommand(dst []byte, args ...[]byte) []byte { return protocol.AppendCommand(dst, args...) }
 
 // AppendCommandStrings is AppendCommand for string arguments.
 func AppendCommandStrings(dst []byte, args ...string) []byte {
-	dst = appendHeader(dst, '*', len(args))
-	for _, a := range args {
-		dst = appendHeader(dst, '$', len(a))
-		dst = append(dst, a...)
-		dst = append(dst, '\r', '\n')
-	}
-	return dst
+	return protocol.AppendCommand(dst, args...)
 }
 
 // AppendSelect appends "SELECT db" as Redis's feedAppendOnlyFile writes it.
 func AppendSelect(dst []byte, db int) []byte {
 	var num [20]byte
-	n := strconv.AppendInt(num[:0], int64(db), 10)
 	dst = append(dst, "*2\r\n$6\r\nSELECT\r\n"...)
-	dst = appendHeader(dst, '$', len(n))
-	dst = append(dst, n...)
-	return append(dst, '\r', '\n')
+	return protocol.AppendBulk(dst, strconv.AppendInt(num[:0], int64(db), 10))
 }
 
 // Prebuilt commands the server writes around transactions.
@@ -47,34 +38,17 @@ func AppendMulti(dst []byte) []byte { return append(dst, multiCommand...) }
 // AppendExec appends EXEC (see AppendMulti).
 func AppendExec(dst []byte) []byte { return append(dst, execCommand...) }
 
-func appendHeader(dst []byte, kind byte, n int) []byte {
-	dst = append(dst, kind)
-	dst = strconv.AppendInt(dst, int64(n), 10)
-	return append(dst, '\r', '\n')
-}
-
 // Builders for commands written piece by piece (the rewrite of a large
 // value): an array header, then its bulk strings.
 
 // AppendArray appends the header of a command of n arguments.
-func AppendArray(dst []byte, n int) []byte { return appendHeader(dst, '*', n) }
+func AppendArray(dst []byte, n int) []byte { return protocol.AppendArrayLen(dst, n) }
 
 // AppendBulk appends one argument.
-func AppendBulk(dst, b []byte) []byte {
-	dst = appendHeader(dst, '$', len(b))
-	dst = append(dst, b...)
-	return append(dst, '\r', '\n')
-}
+func AppendBulk(dst, b []byte) []byte { return protocol.AppendBulk(dst, b) }
 
 // AppendBulkString appends one argument given as a string.
-func AppendBulkString(dst []byte, s string) []byte {
-	dst = appendHeader(dst, '$', len(s))
-	dst = append(dst, s...)
-	return append(dst, '\r', '\n')
-}
+func AppendBulkString(dst []byte, s string) []byte { return protocol.AppendBulkString(dst, s) }
 
 // AppendBulkInt appends one argument, the decimal form of n.
-func AppendBulkInt(dst []byte, n int64) []byte {
-	var num [20]byte
-	return AppendBulk(dst, strconv.AppendInt(num[:0], n, 10))
-}
+func AppendBulkInt(dst []byte, n int64) []byte { return protocol.AppendBulkInt(dst, n) }

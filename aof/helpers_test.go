@@ -1,15 +1,15 @@
 package aof
 
 import (
-	"bufio"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/miniwatchd/miniwatchd/internal/resptest"
 )
 
 // Helpers for tests that run a real redis-server 7.0: they are skipped when
@@ -90,89 +90,22 @@ func (r *redisProc) stop() {
 	}
 }
 
-// respConn is a minimal RESP2 client.
-type respConn struct {
-	c  net.Conn
-	br *bufio.Reader
-}
+// respConn is the shared RESP test client.
+type respConn struct{ *resptest.Conn }
 
 func dialResp(addr string) (*respConn, error) {
-	c, err := net.DialTimeout("tcp", addr, 2*time.Second)
+	c, err := resptest.Dial(addr)
 	if err != nil {
 		return nil, err
 	}
-	return &respConn{c: c, br: bufio.NewReader(c)}, nil
+	return &respConn{c}, nil
 }
 
-func (r *respConn) close() { r.c.Close() }
+func (r *respConn) close() { r.Close() }
 
 // do sends a command and returns its reply: string for status and bulk
-// replies ("<nil>" for null), int64, error, or []any.
-func (r *respConn) do(args ...string) any {
-	var b []byte
-	b = AppendCommandStrings(b, args...)
-	r.c.SetDeadline(time.Now().Add(30 * time.Second))
-	if _, err := r.c.Write(b); err != nil {
-		return err
-	}
-	return r.read()
-}
+// replies (resptest.Nil, "<nil>", for null), int64, error, or []any.
+func (r *respConn) do(args ...string) any { return r.DoValue(args...) }
 
 // doBytes is do with binary arguments.
-func (r *respConn) doBytes(args [][]byte) any {
-	r.c.SetDeadline(time.Now().Add(30 * time.Second))
-	if _, err := r.c.Write(AppendCommand(nil, args...)); err != nil {
-		return err
-	}
-	return r.read()
-}
-
-func (r *respConn) read() any {
-	line, err := r.br.ReadString('\n')
-	if err != nil {
-		return err
-	}
-	line = strings.TrimSuffix(line, "\r\n")
-	switch line[0] {
-	case '+':
-		return line[1:]
-	case '-':
-		return fmt.Errorf("%s", line[1:])
-	case ':':
-		n, _ := strconv.ParseInt(line[1:], 10, 64)
-		return n
-	case '$':
-		n, _ := strconv.Atoi(line[1:])
-		if n < 0 {
-			return "<nil>"
-		}
-		buf := make([]byte, n+2)
-		if _, err := ioReadFull(r.br, buf); err != nil {
-			return err
-		}
-		return string(buf[:n])
-	case '*':
-		n, _ := strconv.Atoi(line[1:])
-		if n < 0 {
-			return "<nil>"
-		}
-		out := make([]any, n)
-		for i := range out {
-			out[i] = r.read()
-		}
-		return out
-	}
-	return fmt.Errorf("bad reply %q", line)
-}
-
-func ioReadFull(br *bufio.Reader, b []byte) (int, error) {
-	n := 0
-	for n < len(b) {
-		m, err := br.Read(b[n:])
-		n += m
-		if err != nil {
-			return n, err
-		}
-	}
-	return n, nil
-}
+func (r *respConn) doBytes(args [][]byte) any { return r.DoArgsValue(args) }

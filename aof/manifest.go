@@ -115,7 +115,7 @@ func ParseManifest(data []byte) (*Manifest, error) {
 					return nil, bad("File can't be a path, just a filename")
 				}
 			case "seq":
-				fi.Seq = atoll(val)
+				fi.Seq = protocol.Atoll(val)
 			case "type":
 				if len(val) > 0 {
 					fi.Type = FileType(val[0])
@@ -149,28 +149,6 @@ func ParseManifest(data []byte) (*Manifest, error) {
 		return nil, &ManifestError{Reason: "Found an empty AOF manifest"}
 	}
 	return m, nil
-}
-
-// atoll is C's atoll: optional blanks and sign, then digits, stopping at
-// the first other byte (0 when there are none).
-func atoll(b []byte) int64 {
-	i := 0
-	for i < len(b) && (b[i] == ' ' || (b[i] >= '\t' && b[i] <= '\r')) {
-		i++
-	}
-	neg := false
-	if i < len(b) && (b[i] == '+' || b[i] == '-') {
-		neg = b[i] == '-'
-		i++
-	}
-	var n int64
-	for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
-		n = n*10 + int64(b[i]-'0')
-	}
-	if neg {
-		return -n
-	}
-	return n
 }
 
 // Encode returns the manifest's text: base, history, then incremental

@@ -2,9 +2,12 @@ package aof
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/miniwatchd/miniwatchd/protocol"
 )
 
 // maxLine is the longest line (argument count, bulk length or annotation)
@@ -174,22 +177,16 @@ func (r *Reader) readLine(cmdStart int64) ([]byte, error) {
 
 // parseCount parses a non-negative decimal that fits an int32 (Redis's
 // argument counts and lengths are C ints or longs; anything larger in a
-// log is corruption).
+// log is corruption): digits only, leading zeros allowed, at most 10.
 func parseCount(b []byte) (int, bool) {
-	if len(b) == 0 || len(b) > 10 {
+	if len(b) == 0 || len(b) > 10 || b[0] < '0' || b[0] > '9' {
 		return 0, false
 	}
-	n := 0
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + int(c-'0')
+	v, rest, _ := protocol.Strtoll(b, 10)
+	if len(rest) != 0 || bytes.IndexByte(b, 0) >= 0 || v > 1<<31-1 {
+		return 0, false // not all digits (Strtoll stops at a NUL as at any other byte)
 	}
-	if n > 1<<31-1 {
-		return 0, false
-	}
-	return n, true
+	return int(v), true
 }
 
 // clip shortens b for an error message.

@@ -159,3 +159,20 @@ func TestScanOffsets(t *testing.T) {
 		t.Fatalf("fn's error not returned: %v", err)
 	}
 }
+
+func TestParseCount(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int
+		ok   bool
+	}{
+		{"0", 0, true}, {"3", 3, true}, {"007", 7, true}, {"2147483647", 1<<31 - 1, true},
+		{"2147483648", 0, false}, {"00000000001", 0, false}, {"", 0, false}, {"-1", 0, false},
+		{"+1", 0, false}, {" 1", 0, false}, {"1 ", 0, false}, {"1x", 0, false}, {"1\x002", 0, false},
+	} {
+		got, ok := parseCount([]byte(tc.in))
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("parseCount(%q) = %d, %v; want %d, %v", tc.in, got, ok, tc.want, tc.ok)
+		}
+	}
+}

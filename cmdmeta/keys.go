@@ -1,5 +1,7 @@
 package cmdmeta
 
+import "github.com/miniwatchd/miniwatchd/protocol"
+
 // getKeysFunc appends the key positions of args to dst, as one of Redis's
 // getkeys_proc functions (src/db.c) does.
 type getKeysFunc func(dst []int, args [][]byte) []int
@@ -133,7 +135,7 @@ func (c *Command) keysFromSpecs(dst []int, args [][]byte, specOf *[]int) ([]int,
 			if fk.KeyNumIdx >= argc || idx >= argc || idx < 0 {
 				return nil, false
 			}
-			numkeys, ok := string2ll(args[idx])
+			numkeys, ok := protocol.ParseInt(args[idx])
 			if !ok || numkeys < 0 {
 				return nil, false
 			}
@@ -168,7 +170,7 @@ func numkeysGetKeys(storeAt, countAt, firstAt int) getKeysFunc {
 		if countAt >= len(args) {
 			return dst
 		}
-		num := atoi(args[countAt])
+		num := protocol.Atoi(args[countAt])
 		if num < 1 || num > (len(args)-firstAt) {
 			return dst
 		}
@@ -307,86 +309,4 @@ func equalFold(b []byte, s string) bool {
 		}
 	}
 	return true
-}
-
-// string2ll parses b with Redis's string2ll rules: optional '-', no '+',
-// no leading zeros, no spaces, at most 20 characters, within int64.
-func string2ll(b []byte) (int64, bool) {
-	if len(b) == 0 || len(b) > 20 {
-		return 0, false
-	}
-	if len(b) == 1 && b[0] == '0' {
-		return 0, true
-	}
-	neg := b[0] == '-'
-	if neg {
-		b = b[1:]
-	}
-	if len(b) == 0 || b[0] < '1' || b[0] > '9' {
-		return 0, false
-	}
-	var v uint64
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		if v > (1<<64-1)/10 {
-			return 0, false
-		}
-		v *= 10
-		if v > 1<<64-1-uint64(c-'0') {
-			return 0, false
-		}
-		v += uint64(c - '0')
-	}
-	if neg {
-		if v > 1<<63 {
-			return 0, false
-		}
-		return -int64(v), true
-	}
-	if v > 1<<63-1 {
-		return 0, false
-	}
-	return int64(v), true
-}
-
-// atoi is C's atoi as glibc implements it: (int)strtol(s, NULL, 10), so
-// leading white space and a sign are accepted, parsing stops at the first
-// non-digit, and out-of-range values clamp to the long range before being
-// truncated to 32 bits.
-func atoi(b []byte) int {
-	i := 0
-	for i < len(b) && (b[i] == ' ' || (b[i] >= '\t' && b[i] <= '\r')) {
-		i++
-	}
-	neg := false
-	if i < len(b) && (b[i] == '+' || b[i] == '-') {
-		neg = b[i] == '-'
-		i++
-	}
-	var v uint64
-	overflow := false
-	for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
-		if v > (1<<63)/10 {
-			overflow = true
-			continue
-		}
-		v = v*10 + uint64(b[i]-'0')
-		if v > 1<<63 {
-			overflow = true
-		}
-	}
-	var l int64
-	switch {
-	case neg && (overflow || v >= 1<<63):
-		l = -1 << 63
-	case neg:
-		l = -int64(v)
-	case overflow || v > 1<<63-1:
-		l = 1<<63 - 1
-	default:
-		l = int64(v)
-	}
-	return int(int32(l))
 }

@@ -188,39 +188,3 @@ func TestKeyPositionsBadInput(t *testing.T) {
 		}
 	}
 }
-
-func TestString2ll(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		want int64
-		ok   bool
-	}{
-		{"0", 0, true}, {"1", 1, true}, {"-1", -1, true}, {"123", 123, true},
-		{"9223372036854775807", 1<<63 - 1, true}, {"-9223372036854775808", -1 << 63, true},
-		{"9223372036854775808", 0, false}, {"-9223372036854775809", 0, false},
-		{"", 0, false}, {"-", 0, false}, {"+1", 0, false}, {"01", 0, false}, {"-0", 0, false},
-		{" 1", 0, false}, {"1 ", 0, false}, {"1x", 0, false}, {"99999999999999999999", 0, false},
-		{"123456789012345678901", 0, false},
-	} {
-		got, ok := string2ll([]byte(tc.in))
-		if got != tc.want || ok != tc.ok {
-			t.Errorf("string2ll(%q) = %d, %v; want %d, %v", tc.in, got, ok, tc.want, tc.ok)
-		}
-	}
-}
-
-func TestAtoi(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		want int
-	}{
-		{"0", 0}, {"12", 12}, {"-3", -3}, {"+4", 4}, {" \t5", 5}, {"6x", 6}, {"x", 0}, {"", 0},
-		{"01", 1}, {"4294967297", 1}, {"2147483648", -2147483648},
-		{"99999999999999999999", -1}, // strtol clamps to LONG_MAX, whose low 32 bits are -1
-		{"-99999999999999999999", 0}, // LONG_MIN's low 32 bits are 0
-	} {
-		if got := atoi([]byte(tc.in)); got != tc.want {
-			t.Errorf("atoi(%q) = %d, want %d", tc.in, got, tc.want)
-		}
-	}
-}

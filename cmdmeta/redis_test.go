@@ -100,10 +100,7 @@ func (c *redisConn) version() string {
 // do sends one command and returns the reply and its raw bytes.
 func (c *redisConn) do(args ...string) (resp.Node, []byte) {
 	c.t.Helper()
-	fmt.Fprintf(c.w, "*%d\r\n", len(args))
-	for _, a := range args {
-		fmt.Fprintf(c.w, "$%d\r\n%s\r\n", len(a), a)
-	}
+	c.w.Write(protocol.AppendCommand(nil, args...))
 	if err := c.w.Flush(); err != nil {
 		c.t.Fatal(err)
 	}

@@ -248,8 +248,10 @@ type RemovalObserver interface {
 	Removing(d *DB, key string, why RemoveReason)
 }
 
-// RemoveIfStale deletes key through the expiry path when it is past its
-// deadline; it reports whether it did. The active expiry cycle uses it.
+// removeIfStale deletes e through the expiry path when it is past its
+// deadline; it reports whether it did. RANDOMKEY and SCAN use it for the
+// keys they meet without a lookup (the active expiry cycle calls
+// removeEntry directly).
 func (d *DB) removeIfStale(e *entry) bool {
 	if d.stale(e) {
 		d.removeEntry(e, RemoveExpired)

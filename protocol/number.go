@@ -163,10 +163,7 @@ func ParseFloat(b []byte) (float64, bool) {
 	}
 	switch s.kind {
 	case synInf:
-		if s.neg {
-			return math.Inf(-1), true
-		}
-		return math.Inf(1), true
+		return s.inf(), true
 	case synHex:
 		return s.hexFloat64()
 	}
@@ -179,6 +176,14 @@ func ParseFloat(b []byte) (float64, bool) {
 		return 0, false // underflow: glibc sets ERANGE
 	}
 	return f, true
+}
+
+// inf is the value of a synInf subject.
+func (s *floatSyntax) inf() float64 {
+	if s.neg {
+		return math.Inf(-1)
+	}
+	return math.Inf(1)
 }
 
 // Syntax kinds of a strtod subject.
@@ -352,18 +357,24 @@ func (s *floatSyntax) hexMantissa() (hi, lo uint64, sticky bool, exp int64) {
 // hexFloat64 converts a synHex subject to the nearest float64, refusing
 // overflow and underflow to zero as string2d does.
 func (s *floatSyntax) hexFloat64() (float64, bool) {
+	f, erange := s.hexValue()
+	return f, !erange
+}
+
+// hexValue converts a synHex subject to the nearest float64 as strtod
+// does; erange reports C's ERANGE cases (overflow to +-Inf, a non-zero
+// value rounding to zero).
+func (s *floatSyntax) hexValue() (f float64, erange bool) {
 	if !s.nonzero {
 		if s.neg {
-			return math.Copysign(0, -1), true
+			return math.Copysign(0, -1), false
 		}
-		return 0, true
+		return 0, false
 	}
 	hi, lo, sticky, exp := s.hexMantissa()
 	q, lsb := roundBits(hi, lo, sticky, exp, f64Prec, f64MinLSB)
 	f, overflow := packFloat64(s.neg, q, lsb)
-	// Overflow and a non-zero value rounding to zero are C's ERANGE cases
-	// that string2d refuses.
-	return f, q != 0 && !overflow
+	return f, q == 0 || overflow
 }
 
 // Binary formats' parameters for roundBits.

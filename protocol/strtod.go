@@ -1,7 +1,6 @@
 package protocol
 
 import (
-	"math"
 	"strconv"
 	"unsafe"
 )
@@ -29,20 +28,9 @@ func ParseStrtod(b []byte) (float64, bool) {
 	}
 	switch s.kind {
 	case synInf:
-		if s.neg {
-			return math.Inf(-1), true
-		}
-		return math.Inf(1), true
+		return s.inf(), true
 	case synHex:
-		if !s.nonzero {
-			if s.neg {
-				return math.Copysign(0, -1), true
-			}
-			return 0, true
-		}
-		hi, lo, sticky, exp := s.hexMantissa()
-		q, lsb := roundBits(hi, lo, sticky, exp, f64Prec, f64MinLSB)
-		f, _ := packFloat64(s.neg, q, lsb)
+		f, _ := s.hexValue() // out of range is not an error here
 		return f, true
 	}
 	// Overflow gives ErrRange with +-Inf, as strtod gives HUGE_VAL.

@@ -55,16 +55,13 @@ func (w *Writer) Error(msg string) { w.Buf = redcon.AppendError(w.Buf, msg) }
 func (w *Writer) Int(n int64) { w.Buf = redcon.AppendInt(w.Buf, n) }
 
 // Bulk appends a bulk string.
-func (w *Writer) Bulk(b []byte) { w.Buf = redcon.AppendBulk(w.Buf, b) }
+func (w *Writer) Bulk(b []byte) { w.Buf = AppendBulk(w.Buf, b) }
 
 // BulkString appends a bulk string.
-func (w *Writer) BulkString(s string) { w.Buf = redcon.AppendBulkString(w.Buf, s) }
+func (w *Writer) BulkString(s string) { w.Buf = AppendBulkString(w.Buf, s) }
 
 // BulkInt appends the decimal form of n as a bulk string.
-func (w *Writer) BulkInt(n int64) {
-	var tmp [24]byte
-	w.Buf = redcon.AppendBulk(w.Buf, strconv.AppendInt(tmp[:0], n, 10))
-}
+func (w *Writer) BulkInt(n int64) { w.Buf = AppendBulkInt(w.Buf, n) }
 
 // Null appends a null bulk string: $-1 in RESP2, _ in RESP3 (addReplyNull).
 func (w *Writer) Null() {
@@ -144,7 +141,7 @@ func (w *Writer) Double(f float64) {
 		w.Buf = append(w.Buf, '\r', '\n')
 		return
 	}
-	w.Buf = redcon.AppendBulk(w.Buf, s)
+	w.Buf = AppendBulk(w.Buf, s)
 }
 
 // HumanDouble appends a double formatted for humans (Redis's
@@ -157,7 +154,7 @@ func (w *Writer) HumanDouble(s []byte) {
 		w.Buf = append(w.Buf, '\r', '\n')
 		return
 	}
-	w.Buf = redcon.AppendBulk(w.Buf, s)
+	w.Buf = AppendBulk(w.Buf, s)
 }
 
 // BigNumber appends a big number: '(' in RESP3, a bulk string in RESP2.
@@ -168,7 +165,7 @@ func (w *Writer) BigNumber(s string) {
 		w.Buf = append(w.Buf, '\r', '\n')
 		return
 	}
-	w.Buf = redcon.AppendBulkString(w.Buf, s)
+	w.Buf = AppendBulkString(w.Buf, s)
 }
 
 // Verbatim appends a verbatim string with a three-letter format ("txt" or
@@ -182,7 +179,7 @@ func (w *Writer) Verbatim(format, s string) {
 		w.Buf = append(w.Buf, '\r', '\n')
 		return
 	}
-	w.Buf = redcon.AppendBulkString(w.Buf, s)
+	w.Buf = AppendBulkString(w.Buf, s)
 }
 
 // Deferred is a placeholder for an aggregate header whose length is known
@@ -219,15 +216,6 @@ func (w *Writer) insertHeader(d Deferred, kind byte, n int64) {
 	w.Buf = append(w.Buf, h...) // grow by len(h)
 	copy(w.Buf[d.pos+len(h):], w.Buf[d.pos:len(w.Buf)-len(h)])
 	copy(w.Buf[d.pos:], h)
-}
-
-func appendHeader(b []byte, kind byte, n int64) []byte {
-	if n >= 0 && n <= 9 {
-		return append(b, kind, byte('0'+n), '\r', '\n')
-	}
-	b = append(b, kind)
-	b = strconv.AppendInt(b, n, 10)
-	return append(b, '\r', '\n')
 }
 
 // AppendDouble17 appends f as C's printf("%.17g") prints it, with "inf" and

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/miniwatchd/miniwatchd/aof"
+	"github.com/miniwatchd/miniwatchd/internal/resptest"
 )
 
 // Test helpers of the AOF tests: servers on a directory, a small RESP
@@ -88,45 +89,14 @@ func (tc *aofConn) must(args ...string) any {
 	return r
 }
 
+// aofReadReply reads one reply with the shared RESP test client's reader:
+// string (status, bulk; "<nil>" for null), int64, error, or []any.
 func aofReadReply(br *bufio.Reader) any {
-	line, err := br.ReadString('\n')
+	n, err := resptest.ReadFrame(br)
 	if err != nil {
 		return err
 	}
-	line = strings.TrimSuffix(line, "\r\n")
-	if line == "" {
-		return fmt.Errorf("empty reply line")
-	}
-	switch line[0] {
-	case '+':
-		return line[1:]
-	case '-':
-		return fmt.Errorf("%s", line[1:])
-	case ':':
-		n, _ := strconv.ParseInt(line[1:], 10, 64)
-		return n
-	case '$':
-		n, _ := strconv.Atoi(line[1:])
-		if n < 0 {
-			return "<nil>"
-		}
-		buf := make([]byte, n+2)
-		if _, err := io.ReadFull(br, buf); err != nil {
-			return err
-		}
-		return string(buf[:n])
-	case '*':
-		n, _ := strconv.Atoi(line[1:])
-		if n < 0 {
-			return "<nil>"
-		}
-		out := make([]any, n)
-		for i := range out {
-			out[i] = aofReadReply(br)
-		}
-		return out
-	}
-	return fmt.Errorf("bad reply %q", line)
+	return n.Value()
 }
 
 // aofDataset dumps every string key of databases 0..15 as "db:key=value

@@ -1,13 +1,13 @@
 package server
 
 import (
-	"bufio"
 	"fmt"
-	"net"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/miniwatchd/miniwatchd/internal/resptest"
 )
 
 // In-process tests of the blocking machinery: timeouts driven by the server
@@ -15,11 +15,10 @@ import (
 // and disconnect. The replies themselves are compared with redis-server in
 // test/ (cmd_listblock.txt, goredis_blocking_test.go).
 
-// testConn is a raw client that reads one complete RESP reply at a time.
+// testConn is the shared RESP test client, failing the test on errors.
 type testConn struct {
-	t    *testing.T
-	conn net.Conn
-	r    *bufio.Reader
+	t *testing.T
+	*resptest.Conn
 }
 
 func startTestServer(t *testing.T) *Server {
@@ -36,22 +35,17 @@ func startTestServer(t *testing.T) *Server {
 
 func dialTest(t *testing.T, s *Server) *testConn {
 	t.Helper()
-	conn, err := net.Dial("tcp", s.Addr().String())
+	conn, err := resptest.Dial(s.Addr().String())
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { conn.Close() })
-	return &testConn{t: t, conn: conn, r: bufio.NewReader(conn)}
+	return &testConn{t: t, Conn: conn}
 }
 
 func (c *testConn) send(args ...string) {
 	c.t.Helper()
-	var b strings.Builder
-	fmt.Fprintf(&b, "*%d\r\n", len(args))
-	for _, a := range args {
-		fmt.Fprintf(&b, "$%d\r\n%s\r\n", len(a), a)
-	}
-	if _, err := c.conn.Write([]byte(b.String())); err != nil {
+	if _, err := c.NC.Write(resptest.Command(args...)); err != nil {
 		c.t.Fatal(err)
 	}
 }
@@ -59,15 +53,15 @@ func (c *testConn) send(args ...string) {
 // read returns one reply, raw, waiting at most d; "" on timeout.
 func (c *testConn) read(d time.Duration) string {
 	c.t.Helper()
-	c.conn.SetReadDeadline(time.Now().Add(d))
-	var b strings.Builder
-	if err := readReply(c.r, &b); err != nil {
-		if ne, ok := err.(net.Error); ok && ne.Timeout() && b.Len() == 0 {
-			return ""
-		}
-		c.t.Fatalf("reading a reply: %v (got %q)", err, b.String())
+	c.NC.SetReadDeadline(time.Now().Add(d))
+	if _, err := c.R.Peek(1); err != nil && resptest.IsTimeout(err) {
+		return ""
 	}
-	return b.String()
+	f, err := resptest.ReadRaw(c.R)
+	if err != nil {
+		c.t.Fatalf("reading a reply: %v (got %q)", err, f)
+	}
+	return string(f)
 }
 
 func (c *testConn) do(args ...string) string {
@@ -78,54 +72,6 @@ func (c *testConn) do(args ...string) string {
 		c.t.Fatalf("%v: no reply", args)
 	}
 	return r
-}
-
-// readReply copies one RESP2/RESP3 reply from r to b.
-func readReply(r *bufio.Reader, b *strings.Builder) error {
-	line, err := r.ReadString('\n')
-	b.WriteString(line)
-	if err != nil {
-		return err
-	}
-	if len(line) < 3 {
-		return fmt.Errorf("short line %q", line)
-	}
-	n, _ := strconv.Atoi(strings.TrimRight(line[1:], "\r\n"))
-	switch line[0] {
-	case '$', '=':
-		if n < 0 {
-			return nil
-		}
-		buf := make([]byte, n+2)
-		_, err := ioReadFull(r, buf)
-		b.Write(buf)
-		return err
-	case '*', '~', '>':
-		for i := 0; i < n; i++ {
-			if err := readReply(r, b); err != nil {
-				return err
-			}
-		}
-	case '%':
-		for i := 0; i < 2*n; i++ {
-			if err := readReply(r, b); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-func ioReadFull(r *bufio.Reader, buf []byte) (int, error) {
-	n := 0
-	for n < len(buf) {
-		m, err := r.Read(buf[n:])
-		n += m
-		if err != nil {
-			return n, err
-		}
-	}
-	return n, nil
 }
 
 // blockingSnapshot is the bookkeeping that must be empty when nobody waits.
@@ -222,7 +168,7 @@ func TestBlockingBookkeepingIsCleaned(t *testing.T) {
 				t.Errorf("unblocked client got %q", r)
 			}
 		}},
-		{"disconnected", func(c *testConn, id string) { c.conn.Close() }},
+		{"disconnected", func(c *testConn, id string) { c.NC.Close() }},
 		{"killed", func(c *testConn, id string) { admin.do("CLIENT", "KILL", "ID", id) }},
 	}
 	for _, tc := range cases {
@@ -238,7 +184,7 @@ func TestBlockingBookkeepingIsCleaned(t *testing.T) {
 			}
 			tc.end(c, id)
 			waitSnapshot(t, s, blockingSnapshot{blocked: 1, waitLists: 1})
-			other.conn.Close()
+			other.NC.Close()
 			waitSnapshot(t, s, blockingSnapshot{})
 			admin.do("FLUSHALL")
 		})
@@ -331,7 +277,7 @@ func TestBlockOnManyKeysCountsEachOnce(t *testing.T) {
 		if waits != n/2+1 {
 			t.Errorf("%d keys: client waits on %d keys, want %d", n, waits, n/2+1)
 		}
-		c.conn.Close()
+		c.NC.Close()
 		waitSnapshot(t, s, blockingSnapshot{})
 	}
 }

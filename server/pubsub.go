@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/miniwatchd/miniwatchd/glob"
+	"github.com/miniwatchd/miniwatchd/protocol"
 )
 
 // Pub/Sub (Redis 7.0 pubsub.c): the subscription tables, delivery of
@@ -231,12 +232,12 @@ func (ps *pubsubState) buildFrames(kind string, pattern, channel, msg []byte) (r
 	} else {
 		b = append(b, "*3\r\n"...)
 	}
-	b = appendBulkString(b, kind)
+	b = protocol.AppendBulkString(b, kind)
 	if pattern != nil {
-		b = appendBulk(b, pattern)
+		b = protocol.AppendBulk(b, pattern)
 	}
-	b = appendBulk(b, channel)
-	b = appendBulk(b, msg)
+	b = protocol.AppendBulk(b, channel)
+	b = protocol.AppendBulk(b, msg)
 	ps.frame2 = b
 	ps.frame3 = append(ps.frame3[:0], b...)
 	ps.frame3[0] = '>'
@@ -249,24 +250,6 @@ func pickFrame(c *client, resp2, resp3 []byte) []byte {
 		return resp3
 	}
 	return resp2
-}
-
-// appendBulk appends a RESP bulk string.
-func appendBulk(b, s []byte) []byte {
-	b = append(b, '$')
-	b = appendUint(b, uint64(len(s)))
-	b = append(b, '\r', '\n')
-	b = append(b, s...)
-	return append(b, '\r', '\n')
-}
-
-// appendBulkString is appendBulk for a string.
-func appendBulkString(b []byte, s string) []byte {
-	b = append(b, '$')
-	b = appendUint(b, uint64(len(s)))
-	b = append(b, '\r', '\n')
-	b = append(b, s...)
-	return append(b, '\r', '\n')
 }
 
 // channelNamesLocked returns the channels of kind k that match pattern (all

@@ -1,15 +1,15 @@
 package server
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/miniwatchd/miniwatchd/internal/resptest"
 )
 
 // In-process tests of pub/sub, keyspace notifications and client-side
@@ -34,30 +34,24 @@ func startPSServer(t testing.TB, tweak func(*Config)) *Server {
 	return s
 }
 
-// psTestConn is a raw RESP connection for these tests.
+// psTestConn is the shared RESP test client, failing the test on errors.
 type psTestConn struct {
 	t *testing.T
-	c net.Conn
-	r *bufio.Reader
+	*resptest.Conn
 }
 
 func dialPS(t *testing.T, s *Server) *psTestConn {
 	t.Helper()
-	c, err := net.Dial("tcp", s.Addr().String())
+	c, err := resptest.Dial(s.Addr().String())
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	return &psTestConn{t: t, c: c, r: bufio.NewReader(c)}
+	return &psTestConn{t: t, Conn: c}
 }
 
 func (p *psTestConn) send(args ...string) {
-	var b strings.Builder
-	fmt.Fprintf(&b, "*%d\r\n", len(args))
-	for _, a := range args {
-		fmt.Fprintf(&b, "$%d\r\n%s\r\n", len(a), a)
-	}
-	if _, err := p.c.Write([]byte(b.String())); err != nil {
+	if _, err := p.NC.Write(resptest.Command(args...)); err != nil {
 		p.t.Fatal(err)
 	}
 }
@@ -65,12 +59,12 @@ func (p *psTestConn) send(args ...string) {
 // read returns the next frame as raw text.
 func (p *psTestConn) read() string {
 	p.t.Helper()
-	p.c.SetReadDeadline(time.Now().Add(5 * time.Second))
-	var b strings.Builder
-	if err := readRESP(p.r, &b); err != nil {
-		p.t.Fatalf("read: %v (so far %q)", err, b.String())
+	p.NC.SetReadDeadline(time.Now().Add(5 * time.Second))
+	f, err := resptest.ReadRaw(p.R)
+	if err != nil {
+		p.t.Fatalf("read: %v (so far %q)", err, f)
 	}
-	return b.String()
+	return string(f)
 }
 
 // do sends a command and returns its reply.
@@ -83,45 +77,12 @@ func (p *psTestConn) do(args ...string) string {
 // expectNothing checks that nothing arrives within d.
 func (p *psTestConn) expectNothing(d time.Duration) {
 	p.t.Helper()
-	p.c.SetReadDeadline(time.Now().Add(d))
-	if b, err := p.r.ReadByte(); err == nil {
-		p.r.UnreadByte()
-		rest, _ := p.r.Peek(p.r.Buffered())
+	p.NC.SetReadDeadline(time.Now().Add(d))
+	if b, err := p.R.ReadByte(); err == nil {
+		p.R.UnreadByte()
+		rest, _ := p.R.Peek(p.R.Buffered())
 		p.t.Fatalf("unexpected data %q", string(b)+string(rest[1:]))
 	}
-}
-
-func readRESP(r *bufio.Reader, b *strings.Builder) error {
-	line, err := r.ReadString('\n')
-	if err != nil {
-		return err
-	}
-	b.WriteString(line)
-	n, _ := strconv.Atoi(strings.TrimSpace(line[1:]))
-	switch line[0] {
-	case '$', '=':
-		if n < 0 {
-			return nil
-		}
-		buf := make([]byte, n+2)
-		if _, err := io.ReadFull(r, buf); err != nil {
-			return err
-		}
-		b.Write(buf)
-	case '*', '>', '~':
-		for i := 0; i < n; i++ {
-			if err := readRESP(r, b); err != nil {
-				return err
-			}
-		}
-	case '%':
-		for i := 0; i < 2*n; i++ {
-			if err := readRESP(r, b); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
 }
 
 func msg(kind, channel, payload string) string {
@@ -198,7 +159,7 @@ func TestPublishReachesChannelsThenPatterns(t *testing.T) {
 	if got := b.read(); got != pmsg("*s", "news", "hi") {
 		t.Fatalf("pattern delivery %q", got)
 	}
-	a.c.Close()
+	a.NC.Close()
 	waitFor(t, func() bool { return p.do("PUBSUB", "NUMPAT") == ":1\r\n" })
 	if got := p.do("PUBSUB", "NUMSUB", "news"); got != "*2\r\n$4\r\nnews\r\n:0\r\n" {
 		t.Fatalf("NUMSUB after disconnect = %q", got)
@@ -359,8 +320,8 @@ func TestSubscriberSurvivesTimeout(t *testing.T) {
 	sub.do("SUBSCRIBE", "ch")
 	idle.do("PING")
 	time.Sleep(2500 * time.Millisecond)
-	idle.c.SetReadDeadline(time.Now().Add(2 * time.Second))
-	if _, err := idle.r.ReadByte(); err == nil {
+	idle.NC.SetReadDeadline(time.Now().Add(2 * time.Second))
+	if _, err := idle.R.ReadByte(); err == nil {
 		t.Fatal("idle normal client got data instead of being closed")
 	}
 	if got := sub.do("PING"); got != "*2\r\n$4\r\npong\r\n$0\r\n\r\n" {
@@ -420,7 +381,7 @@ func TestTrackingBookkeeping(t *testing.T) {
 		t.Errorf("an invalidated key must leave the table")
 	}
 	b.do("RESET")
-	a.c.Close()
+	a.NC.Close()
 	waitFor(t, func() bool {
 		return strings.Contains(w.do("INFO", "clients"), "tracking_clients:0\r\n")
 	})
@@ -487,7 +448,7 @@ func TestPushToExecutingClientKeepsOrder(t *testing.T) {
 	a := dialPS(t, s)
 	a.do("HELLO", "3")
 	a.do("SUBSCRIBE", "me")
-	a.c.Write([]byte("*3\r\n$7\r\nPUBLISH\r\n$2\r\nme\r\n$1\r\n1\r\n*1\r\n$4\r\nPING\r\n*3\r\n$7\r\nPUBLISH\r\n$2\r\nme\r\n$1\r\n2\r\n"))
+	a.NC.Write([]byte("*3\r\n$7\r\nPUBLISH\r\n$2\r\nme\r\n$1\r\n1\r\n*1\r\n$4\r\nPING\r\n*3\r\n$7\r\nPUBLISH\r\n$2\r\nme\r\n$1\r\n2\r\n"))
 	want := []string{
 		">3\r\n$7\r\nmessage\r\n$2\r\nme\r\n$1\r\n1\r\n", ":1\r\n", "+PONG\r\n",
 		">3\r\n$7\r\nmessage\r\n$2\r\nme\r\n$1\r\n2\r\n", ":1\r\n",

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/miniwatchd/miniwatchd/db"
+	"github.com/miniwatchd/miniwatchd/protocol"
 )
 
 // Client-side caching (Redis 7.0 tracking.c): the tracking table, BCAST
@@ -261,7 +262,7 @@ func (s *Server) invalidateKeyLocked(key string, cur *client, deferSelf bool) {
 func (s *Server) keyInvalidationValue(key string) []byte {
 	ts := &s.ps.tracking
 	b := append(ts.value[:0], "*1\r\n"...)
-	b = appendBulkString(b, key)
+	b = protocol.AppendBulkString(b, key)
 	ts.value = b
 	return b
 }
@@ -413,12 +414,10 @@ func appendKeyArray(b []byte, keys []string, modifiers map[string]*client, skip 
 	if n == 0 && skip != nil {
 		return nil
 	}
-	b = append(b, '*')
-	b = appendUint(b, uint64(n))
-	b = append(b, '\r', '\n')
+	b = protocol.AppendArrayLen(b, n)
 	for _, k := range keys {
 		if skip == nil || modifiers[k] != skip {
-			b = appendBulkString(b, k)
+			b = protocol.AppendBulkString(b, k)
 		}
 	}
 	return b

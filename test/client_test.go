@@ -32,8 +32,8 @@ var ourExtraClientFields = []string{"lib-name", "lib-ver", "watch"}
 func TestClientListFieldNames(t *testing.T) {
 	p := newDiffPair(t)
 	want, got := p.Conn("A").DoMode(cmpShape, "CLIENT", "INFO")
-	wn, _ := clientFields(want.text())
-	gn, _ := clientFields(got.text())
+	wn, _ := clientFields(want.Text())
+	gn, _ := clientFields(got.Text())
 	wantNames := strings.Join(append(wn, ourExtraClientFields...), " ")
 	if strings.Join(gn, " ") != wantNames {
 		t.Errorf("CLIENT INFO fields differ\n  redis-server + ours: %s\n  miniwatchd:          %s", wantNames, strings.Join(gn, " "))
@@ -57,8 +57,8 @@ func TestClientListQueryBuffer(t *testing.T) {
 			a.Read(cmpExact)
 		}
 		want, got := a.Read(cmpShape)
-		_, wv := clientFields(want.text())
-		_, gv := clientFields(got.text())
+		_, wv := clientFields(want.Text())
+		_, gv := clientFields(got.Text())
 		if wv["qbuf"] != gv["qbuf"] {
 			t.Errorf("batch %q: qbuf=%s on miniwatchd, %s on redis-server", batch, gv["qbuf"], wv["qbuf"])
 		}
@@ -68,7 +68,7 @@ func TestClientListQueryBuffer(t *testing.T) {
 	b.SendRaw([]byte("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n")) // half a command
 	time.Sleep(100 * time.Millisecond)
 	want, got := a.DoMode(cmpShape, "CLIENT", "LIST", "TYPE", "normal")
-	wq, gq := qbufOfOther(want.text()), qbufOfOther(got.text())
+	wq, gq := qbufOfOther(want.Text()), qbufOfOther(got.Text())
 	if wq != gq {
 		t.Errorf("a client holding half a command: qbuf=%s on miniwatchd, %s on redis-server", gq, wq)
 	}
@@ -97,8 +97,8 @@ func TestClientTransactionFields(t *testing.T) {
 		t.Helper()
 		w := mustDo(t, b.redis, "CLIENT", "LIST", "ID", strconv.FormatInt(wid.Int, 10))
 		g := mustDo(t, b.ours, "CLIENT", "LIST", "ID", strconv.FormatInt(gid.Int, 10))
-		_, wv := clientFields(w.text())
-		_, gv := clientFields(g.text())
+		_, wv := clientFields(w.Text())
+		_, gv := clientFields(g.Text())
 		for _, f := range []string{"flags", "multi", "db", "cmd"} {
 			if wv[f] != gv[f] {
 				t.Errorf("after %s: %s=%s on miniwatchd, %s on redis-server", step, f, gv[f], wv[f])
@@ -148,19 +148,19 @@ func TestClientSetInfo(t *testing.T) {
 		{[]string{"CLIENT", "SETINFO", "lib-name", "a", "b"}, true},
 	} {
 		n := mustDo(t, c, tc.args...)
-		if tc.wantErr != n.isError() || (!tc.wantErr && n.Str != "OK") {
+		if tc.wantErr != n.IsError() || (!tc.wantErr && n.Str != "OK") {
 			t.Errorf("%q replied %s", tc.args, fmtNode(n))
 		}
-		if n.isError() && !strings.HasPrefix(n.Str, "ERR ") {
+		if n.IsError() && !strings.HasPrefix(n.Str, "ERR ") {
 			t.Errorf("%q: error without the ERR code: %s", tc.args, n.Str)
 		}
 	}
-	_, v := clientFields(mustDo(t, c, "CLIENT", "INFO").text())
+	_, v := clientFields(mustDo(t, c, "CLIENT", "INFO").Text())
 	if v["lib-name"] != "go-redis(miniwatchd-test)" || v["lib-ver"] != "9.23.0" {
 		t.Errorf("CLIENT INFO shows lib-name=%q lib-ver=%q", v["lib-name"], v["lib-ver"])
 	}
 	mustDo(t, c, "RESET")
-	_, v = clientFields(mustDo(t, c, "CLIENT", "INFO").text())
+	_, v = clientFields(mustDo(t, c, "CLIENT", "INFO").Text())
 	if v["lib-name"] != "go-redis(miniwatchd-test)" {
 		t.Errorf("RESET cleared lib-name (Redis keeps it): %q", v["lib-name"])
 	}
@@ -185,12 +185,12 @@ func TestClientNoTouch(t *testing.T) {
 		}
 	}
 	mustDo(t, c, "CLIENT", "NO-TOUCH", "ON")
-	_, v := clientFields(mustDo(t, c, "CLIENT", "INFO").text())
+	_, v := clientFields(mustDo(t, c, "CLIENT", "INFO").Text())
 	if !strings.Contains(v["flags"], "T") {
 		t.Errorf("flags=%s after NO-TOUCH ON", v["flags"])
 	}
 	mustDo(t, c, "CLIENT", "NO-TOUCH", "OFF")
-	_, v = clientFields(mustDo(t, c, "CLIENT", "INFO").text())
+	_, v = clientFields(mustDo(t, c, "CLIENT", "INFO").Text())
 	if strings.Contains(v["flags"], "T") {
 		t.Errorf("flags=%s after NO-TOUCH OFF", v["flags"])
 	}
@@ -204,8 +204,8 @@ func TestClientKillByAddrAndID(t *testing.T) {
 	a := p.Conn("A")
 	fieldOf := func(c *diffConn, name string) (string, string) {
 		want, got := c.DoMode(cmpShape, "CLIENT", "INFO")
-		_, wv := clientFields(want.text())
-		_, gv := clientFields(got.text())
+		_, wv := clientFields(want.Text())
+		_, gv := clientFields(got.Text())
 		return wv[name], gv[name]
 	}
 	// each runs a kill whose argument differs per server.

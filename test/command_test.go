@@ -96,7 +96,7 @@ func filterInfoSubcommands(reply node, keep func(string) bool) []byte {
 func filterDocsSubcommands(reply node, keep func(string) bool) []byte {
 	var docMap func(n node) []byte
 	docMap = func(n node) []byte {
-		if !n.isAggregate() {
+		if !n.IsAggregate() {
 			return n.Raw
 		}
 		parts := make([][]byte, 0, len(n.Elems))
@@ -120,7 +120,7 @@ func filterDocsSubcommands(reply node, keep func(string) bool) []byte {
 		}
 		return encodeAggregate(n.Kind, pairCount(n.Kind, len(parts)), parts)
 	}
-	if !reply.isAggregate() {
+	if !reply.IsAggregate() {
 		return reply.Raw
 	}
 	parts := make([][]byte, 0, len(reply.Elems))

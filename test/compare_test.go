@@ -53,7 +53,7 @@ func compareReplies(mode cmpMode, want, got node) (bool, string) {
 		}
 		return false, "replies differ"
 	case cmpSorted:
-		if !want.isAggregate() || !got.isAggregate() {
+		if !want.IsAggregate() || !got.IsAggregate() {
 			if bytes.Equal(want.Raw, got.Raw) {
 				return true, ""
 			}
@@ -72,7 +72,7 @@ func compareReplies(mode cmpMode, want, got node) (bool, string) {
 		}
 		return true, ""
 	case cmpErrCode:
-		if !want.isError() || !got.isError() {
+		if !want.IsError() || !got.IsError() {
 			return false, "expected two errors"
 		}
 		if errCode(want) != errCode(got) {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/miniwatchd/miniwatchd/internal/resptest"
 )
 
 // diffPair runs the same commands against redis-server and miniwatchd, in
@@ -106,7 +108,7 @@ func (c *diffConn) DoRaw(mode cmpMode, b []byte) (want, got node) {
 // blocking commands); Read collects them later.
 func (c *diffConn) Send(args ...string) {
 	c.p.t.Helper()
-	c.SendRaw(encodeCommand(args))
+	c.SendRaw(resptest.Command(args...))
 }
 
 // SendRaw sends raw bytes to both servers without reading.

@@ -50,17 +50,17 @@ func TestErrorStatsDiff(t *testing.T) {
 	b.ExpectClosed(2 * time.Second)
 
 	want, got := a.DoMode(cmpShape, "INFO", "errorstats")
-	if want.text() != got.text() {
-		t.Errorf("INFO errorstats differ\n  redis-server: %q\n  miniwatchd:   %q", want.text(), got.text())
+	if want.Text() != got.Text() {
+		t.Errorf("INFO errorstats differ\n  redis-server: %q\n  miniwatchd:   %q", want.Text(), got.Text())
 	}
 	want, got = a.DoMode(cmpShape, "INFO", "stats")
 	for _, f := range []string{"total_error_replies", "unexpected_error_replies"} {
-		if w, g := infoValues(want.text())[f], infoValues(got.text())[f]; w != g {
+		if w, g := infoValues(want.Text())[f], infoValues(got.Text())[f]; w != g {
 			t.Errorf("%s: miniwatchd %s, redis-server %s", f, g, w)
 		}
 	}
 	want, got = a.DoMode(cmpShape, "INFO", "commandstats")
-	wv, gv := infoValues(want.text()), infoValues(got.text())
+	wv, gv := infoValues(want.Text()), infoValues(got.Text())
 	for _, cmd := range []string{"lpush", "get", "incr", "set", "eval", "eval_ro", "evalsha", "exec", "multi"} {
 		w, g := cmdstatErrors(wv["cmdstat_"+cmd]), cmdstatErrors(gv["cmdstat_"+cmd])
 		if w != g {
@@ -70,8 +70,8 @@ func TestErrorStatsDiff(t *testing.T) {
 	// CONFIG RESETSTAT empties the section.
 	a.DoMode(cmpExact, "CONFIG", "RESETSTAT")
 	want, got = a.DoMode(cmpShape, "INFO", "errorstats")
-	if want.text() != got.text() {
-		t.Errorf("INFO errorstats after RESETSTAT differ\n  redis-server: %q\n  miniwatchd:   %q", want.text(), got.text())
+	if want.Text() != got.Text() {
+		t.Errorf("INFO errorstats after RESETSTAT differ\n  redis-server: %q\n  miniwatchd:   %q", want.Text(), got.Text())
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/miniwatchd/miniwatchd/internal/resptest"
 )
 
 // TestEvictionFill writes ten times maxmemory into a server under
@@ -83,7 +85,7 @@ func evictionFill(t *testing.T, l *leasedServer, limit int64) fillResult {
 	flush := func() {
 		var buf []byte
 		for _, cmd := range batch {
-			buf = append(buf, encodeCommand(cmd)...)
+			buf = append(buf, resptest.Command(cmd...)...)
 		}
 		if err := c.SendRaw(buf); err != nil {
 			t.Fatal(err)

@@ -37,7 +37,7 @@ func TestInfoFieldNames(t *testing.T) {
 	a.Do("SET", "t", "v", "EX", "100")
 	for _, section := range []string{"server", "clients", "memory", "stats", "keyspace"} {
 		want, got := a.DoMode(cmpShape, "INFO", section)
-		wantFields, gotFields := infoFields(want.text()), infoFields(got.text())
+		wantFields, gotFields := infoFields(want.Text()), infoFields(got.Text())
 		if len(wantFields) == 0 {
 			t.Fatalf("INFO %s: redis-server reported no field", section)
 		}
@@ -55,14 +55,14 @@ func TestInfoFieldNames(t *testing.T) {
 		if len(missing) > 0 {
 			t.Errorf("INFO %s lacks redis-server's fields: %s", section, strings.Join(missing, " "))
 		}
-		if !strings.HasPrefix(got.text(), "# "+strings.ToUpper(section[:1])+section[1:]+"\r\n") {
-			t.Errorf("INFO %s does not start with its section header: %q", section, got.text())
+		if !strings.HasPrefix(got.Text(), "# "+strings.ToUpper(section[:1])+section[1:]+"\r\n") {
+			t.Errorf("INFO %s does not start with its section header: %q", section, got.Text())
 		}
 	}
 	// The keyspace line's own fields.
 	_, got := a.DoMode(cmpShape, "INFO", "keyspace")
-	if !strings.Contains(got.text(), "db0:keys=2,expires=1,avg_ttl=") {
-		t.Errorf("INFO keyspace = %q", got.text())
+	if !strings.Contains(got.Text(), "db0:keys=2,expires=1,avg_ttl=") {
+		t.Errorf("INFO keyspace = %q", got.Text())
 	}
 }
 
@@ -94,7 +94,7 @@ func TestInfoMaxmemoryFollowsConfig(t *testing.T) {
 	} {
 		a.Do(append([]string{"CONFIG", "SET"}, set...)...)
 		want, got := a.DoMode(cmpShape, "INFO", "memory")
-		wv, gv := infoValues(want.text()), infoValues(got.text())
+		wv, gv := infoValues(want.Text()), infoValues(got.Text())
 		for _, name := range []string{"maxmemory", "maxmemory_human", "maxmemory_policy"} {
 			if wv[name] != gv[name] {
 				t.Errorf("after CONFIG SET %q: INFO %s is %q, redis-server says %q", set, name, gv[name], wv[name])

@@ -26,7 +26,7 @@ func TestInfoStatsCounters(t *testing.T) {
 		a.DoMode(cmpIgnore, s...)
 	}
 	want, got := a.DoMode(cmpShape, "INFO", "stats")
-	wv, gv := infoValues(want.text()), infoValues(got.text())
+	wv, gv := infoValues(want.Text()), infoValues(got.Text())
 	for _, name := range []string{
 		"keyspace_hits", "keyspace_misses", "expired_keys", "evicted_keys",
 		"total_error_replies", "total_commands_processed",
@@ -36,7 +36,7 @@ func TestInfoStatsCounters(t *testing.T) {
 		}
 	}
 	want, got = a.DoMode(cmpShape, "INFO", "commandstats")
-	wc, gc := commandStats(want.text()), commandStats(got.text())
+	wc, gc := commandStats(want.Text()), commandStats(got.Text())
 	for name, w := range wc {
 		if name == "cmdstat_info" || name == "cmdstat_config|resetstat" {
 			continue

@@ -1,13 +1,14 @@
 package test
 
 import (
-	"fmt"
 	"os"
 	"sort"
 	"strconv"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/miniwatchd/miniwatchd/internal/resptest"
 )
 
 // TestMassExpiry loads many keys with a short TTL into miniwatchd and into
@@ -140,7 +141,7 @@ func loadWithTTL(t *testing.T, c *respConn, n int, ttl time.Duration) {
 		var buf []byte
 		for i := 0; i < n; i++ {
 			key := "key:" + strconv.Itoa(i)
-			buf = fmt.Appendf(buf, "*5\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$1\r\nx\r\n$2\r\nPX\r\n$%d\r\n%s\r\n", len(key), key, len(px), px)
+			buf = resptest.AppendCommand(buf, "SET", key, "x", "PX", px)
 			if len(buf) > 64<<10 || i == n-1 {
 				if err := c.SendRaw(buf); err != nil {
 					errc <- err

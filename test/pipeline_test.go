@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/miniwatchd/miniwatchd/internal/resptest"
 )
 
 // TestPipelinedBatch sends thousands of commands (multibulk and inline
@@ -17,15 +19,15 @@ func TestPipelinedBatch(t *testing.T) {
 		k := "p:" + strconv.Itoa(i%50)
 		switch i % 6 {
 		case 0:
-			req.Write(encodeCommand([]string{"SET", k, strconv.Itoa(i)}))
+			req.Write(resptest.Command([]string{"SET", k, strconv.Itoa(i)}...))
 		case 1:
-			req.Write(encodeCommand([]string{"INCR", k}))
+			req.Write(resptest.Command([]string{"INCR", k}...))
 		case 2:
 			req.WriteString("GET " + k + "\r\n")
 		case 3:
-			req.Write(encodeCommand([]string{"APPEND", k, "x"}))
+			req.Write(resptest.Command([]string{"APPEND", k, "x"}...))
 		case 4:
-			req.Write(encodeCommand([]string{"SET", "big:" + strconv.Itoa(i%3), strings.Repeat("v", 100000+i)}))
+			req.Write(resptest.Command([]string{"SET", "big:" + strconv.Itoa(i%3), strings.Repeat("v", 100000+i)}...))
 		case 5:
 			req.WriteString("STRLEN big:" + strconv.Itoa(i%3) + "\r\n")
 		}

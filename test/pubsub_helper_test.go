@@ -30,6 +30,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/miniwatchd/miniwatchd/internal/resptest"
 )
 
 // psServer is a server a test talks to.
@@ -123,134 +125,50 @@ func (pc *psConn) send(args ...string) {
 // command and its sync marker reach the server in one write (and are run
 // in one batch, as a pipelining client's would).
 func (pc *psConn) queue(args ...string) {
-	b := pc.out
-	b = append(b, '*')
-	b = strconv.AppendInt(b, int64(len(args)), 10)
-	b = append(b, "\r\n"...)
-	for _, a := range args {
-		b = append(b, '$')
-		b = strconv.AppendInt(b, int64(len(a)), 10)
-		b = append(b, "\r\n"...)
-		b = append(b, a...)
-		b = append(b, "\r\n"...)
-	}
-	pc.out = b
+	pc.out = resptest.AppendCommand(pc.out, args...)
 }
 
 // readFrame reads one complete RESP2/RESP3 frame as raw bytes.
 func (pc *psConn) readFrame(within time.Duration) ([]byte, error) {
 	pc.c.SetReadDeadline(time.Now().Add(within))
-	var out []byte
-	err := psReadFrameInto(pc.r, &out)
-	return out, err
-}
-
-func psReadFrameInto(r *bufio.Reader, out *[]byte) error {
-	line, err := r.ReadSlice('\n')
-	if err != nil {
-		return err
-	}
-	*out = append(*out, line...)
-	if len(line) < 3 {
-		return fmt.Errorf("short line %q", line)
-	}
-	n, _ := strconv.ParseInt(string(line[1:len(line)-2]), 10, 64)
-	switch line[0] {
-	case '$', '=', '!':
-		if n < 0 {
-			return nil
-		}
-		buf := make([]byte, n+2)
-		if _, err := psReadFull(r, buf); err != nil {
-			return err
-		}
-		*out = append(*out, buf...)
-	case '*', '~', '>':
-		for i := int64(0); i < n; i++ {
-			if err := psReadFrameInto(r, out); err != nil {
-				return err
-			}
-		}
-	case '%', '|':
-		for i := int64(0); i < 2*n; i++ {
-			if err := psReadFrameInto(r, out); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-func psReadFull(r *bufio.Reader, buf []byte) (int, error) {
-	n := 0
-	for n < len(buf) {
-		m, err := r.Read(buf[n:])
-		n += m
-		if err != nil {
-			return n, err
-		}
-	}
-	return n, nil
+	return resptest.ReadRaw(pc.r)
 }
 
 // psParse splits a frame into a tree of strings (enough to recognise
 // subscription confirmations); nil for non-aggregate frames.
 func psParse(f []byte) []any {
-	r := bufio.NewReader(bytes.NewReader(f))
-	v, _ := psParseValue(r)
-	if a, ok := v.([]any); ok {
+	n, err := resptest.ReadFrame(bufio.NewReader(bytes.NewReader(f)))
+	if err != nil {
+		return nil
+	}
+	if a, ok := psValue(n).([]any); ok {
 		return a
 	}
 	return nil
 }
 
-func psParseValue(r *bufio.Reader) (any, error) {
-	line, err := r.ReadString('\n')
-	if err != nil || len(line) < 3 {
-		return nil, fmt.Errorf("bad frame")
-	}
-	body := line[1 : len(line)-2]
-	n, _ := strconv.ParseInt(body, 10, 64)
-	switch line[0] {
-	case '$', '=':
-		if n < 0 {
-			return nil, nil
+// psValue is a frame as psParse gives it: bulk and verbatim strings and
+// every other scalar as its text, integers as int64, aggregates (maps as
+// keys and values in turn) as []any, null bulks and arrays as nil.
+func psValue(n node) any {
+	switch n.Kind {
+	case '$', '=', '*', '~', '>', '%':
+		if n.Null {
+			return nil
 		}
-		buf := make([]byte, n+2)
-		if _, err := psReadFull(r, buf); err != nil {
-			return nil, err
-		}
-		return string(buf[:n]), nil
 	case ':':
-		return n, nil
-	case '*', '~', '>':
-		if n < 0 {
-			return nil, nil
-		}
-		out := make([]any, 0, n)
-		for i := int64(0); i < n; i++ {
-			v, err := psParseValue(r)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, v)
-		}
-		return out, nil
-	case '%':
-		if n < 0 {
-			return nil, nil
-		}
-		out := make([]any, 0, 2*n)
-		for i := int64(0); i < 2*n; i++ {
-			v, err := psParseValue(r)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, v)
-		}
-		return out, nil
+		return n.Int
+	case '#':
+		return n.Text()
 	}
-	return body, nil
+	if !n.IsAggregate() {
+		return n.Str
+	}
+	out := make([]any, 0, len(n.Elems))
+	for _, e := range n.Elems {
+		out = append(out, psValue(e))
+	}
+	return out
 }
 
 // observe updates what the connection knows of its own state from a frame
@@ -568,8 +486,8 @@ func psSortElements(f []byte) []byte {
 	n, _ := strconv.Atoi(string(head[1 : len(head)-2]))
 	elems := make([]string, 0, n)
 	for i := 0; i < n; i++ {
-		var e []byte
-		if psReadFrameInto(r, &e) != nil {
+		e, err := resptest.ReadRaw(r)
+		if err != nil {
 			return nil
 		}
 		elems = append(elems, string(e))

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/miniwatchd/miniwatchd/internal/resptest"
 )
 
 // TestSlowSubscriberIsDisconnected: a publisher sends to 100 subscribers,
@@ -103,7 +105,7 @@ func TestSlowSubscriberIsDisconnected(t *testing.T) {
 			for j := 0; j < n; j++ {
 				seq := strconv.Itoa(published + j)
 				copy(msg, seq+":")
-				cmd = fmt.Appendf(cmd, "*3\r\n$7\r\nPUBLISH\r\n$2\r\nch\r\n$%d\r\n%s\r\n", len(msg), msg)
+				cmd = resptest.AppendCommand(cmd, "PUBLISH", "ch", string(msg))
 			}
 			pub.SetDeadline(time.Now().Add(10 * time.Second))
 			if _, err := pub.Write(cmd); err != nil {
@@ -197,11 +199,11 @@ func slowSubscribe(t *testing.T, addr, channel string, rcvbuf int) (net.Conn, *b
 	if err != nil {
 		t.Fatal(err)
 	}
-	fmt.Fprintf(c, "*2\r\n$9\r\nSUBSCRIBE\r\n$%d\r\n%s\r\n", len(channel), channel)
+	c.Write(resptest.Command("SUBSCRIBE", channel))
 	r := bufio.NewReaderSize(c, 64<<10)
 	c.SetReadDeadline(time.Now().Add(5 * time.Second))
-	var f []byte
-	if err := psReadFrameInto(r, &f); err != nil || !bytes.Contains(f, []byte("subscribe")) {
+	f, err := resptest.ReadRaw(r)
+	if err != nil || !bytes.Contains(f, []byte("subscribe")) {
 		t.Fatalf("SUBSCRIBE: %q %v", f, err)
 	}
 	c.SetReadDeadline(time.Time{})
@@ -211,10 +213,9 @@ func slowSubscribe(t *testing.T, addr, channel string, rcvbuf int) (net.Conn, *b
 // countMessages reads "message" frames until the connection closes,
 // checking that each carries the next sequence number.
 func countMessages(r *bufio.Reader, n *atomic.Int64) error {
-	var f []byte
 	for {
-		f = f[:0]
-		if err := psReadFrameInto(r, &f); err != nil {
+		f, err := resptest.ReadRaw(r)
+		if err != nil {
 			if n.Load() > 0 {
 				return nil // closed by the test
 			}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/miniwatchd/miniwatchd/internal/resptest"
 )
 
 // redis-cli against both servers: the same invocation must print the same
@@ -120,7 +122,7 @@ func TestRedisCLIPipe(t *testing.T) {
 	rs, ms := leaseServer(t, redis), leaseServer(t, ours)
 	var in strings.Builder
 	for i := 0; i < 1000; i++ {
-		in.Write(encodeCommand([]string{"SET", "pipe:" + strconv.Itoa(i), strconv.Itoa(i)}))
+		in.Write(resptest.Command([]string{"SET", "pipe:" + strconv.Itoa(i), strconv.Itoa(i)}...))
 	}
 	in.WriteString("INCR pipe:1\r\n")
 	in.WriteString("INCR notanumber notanumber\r\n") // an error reply

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"strings"
 	"testing"
+
+	"github.com/miniwatchd/miniwatchd/internal/resptest"
 )
 
 func TestReadFrame(t *testing.T) {
@@ -37,7 +39,7 @@ func TestReadFrame(t *testing.T) {
 	for _, tt := range tests {
 		// A second frame follows: exactly one must be consumed.
 		r := bufio.NewReader(strings.NewReader(tt.in + "+NEXT\r\n"))
-		n, err := readFrame(r)
+		n, err := resptest.ReadFrame(r)
 		if err != nil {
 			t.Errorf("readFrame(%q): %v", tt.in, err)
 			continue
@@ -48,7 +50,7 @@ func TestReadFrame(t *testing.T) {
 		if got := render(n); got != tt.render {
 			t.Errorf("render(%q) =\n%s\nwant\n%s", tt.in, got, tt.render)
 		}
-		next, err := readFrame(r)
+		next, err := resptest.ReadFrame(r)
 		if err != nil || next.Str != "NEXT" {
 			t.Errorf("after %q: next frame %+v, %v", tt.in, next, err)
 		}
@@ -73,7 +75,7 @@ func TestReadFrameErrors(t *testing.T) {
 		"|1\r\n+a\r\n+b\r\n", // attribute without the reply it precedes
 	} {
 		r := bufio.NewReader(strings.NewReader(in))
-		if n, err := readFrame(r); err == nil {
+		if n, err := resptest.ReadFrame(r); err == nil {
 			t.Errorf("readFrame(%q) = %s, want an error", in, render(n))
 		}
 	}
@@ -81,7 +83,7 @@ func TestReadFrameErrors(t *testing.T) {
 
 func TestCompareReplies(t *testing.T) {
 	parse := func(s string) node {
-		n, err := readFrame(bufio.NewReader(strings.NewReader(s)))
+		n, err := resptest.ReadFrame(bufio.NewReader(strings.NewReader(s)))
 		if err != nil {
 			t.Fatalf("%q: %v", s, err)
 		}

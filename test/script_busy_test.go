@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/miniwatchd/miniwatchd/internal/resptest"
 )
 
 // Busy scripts end to end (spec L-14, E-14), on redis-server and
@@ -110,15 +112,15 @@ func TestScriptBusyUnkillable(t *testing.T) {
 	b := bufio.NewReader(other)
 	do := func(conn net.Conn, r *bufio.Reader, args ...string) string {
 		conn.SetDeadline(time.Now().Add(20 * time.Second))
-		conn.Write(sdCommand(args...))
-		reply, err := sdReadFrame(r)
+		conn.Write(resptest.Command(args...))
+		reply, err := resptest.ReadRaw(r)
 		if err != nil {
 			return "error: " + err.Error()
 		}
 		return string(reply)
 	}
 	do(other, b, "CONFIG", "SET", "busy-reply-threshold", "100")
-	ours.Write(sdCommand("EVAL", "redis.call('set','w','1') while true do end", "0"))
+	ours.Write(resptest.Command("EVAL", "redis.call('set','w','1') while true do end", "0"))
 	time.Sleep(sdBusyWait)
 	for _, tc := range []struct {
 		args []string
@@ -132,7 +134,7 @@ func TestScriptBusyUnkillable(t *testing.T) {
 			t.Errorf("%q: got %q, want %q", tc.args, got, tc.want)
 		}
 	}
-	other.Write(sdCommand("SHUTDOWN", "NOSAVE"))
+	other.Write(resptest.Command("SHUTDOWN", "NOSAVE"))
 	other.SetReadDeadline(time.Now().Add(20 * time.Second))
 	if _, err := b.ReadByte(); err == nil {
 		t.Errorf("SHUTDOWN NOSAVE answered instead of closing the connection")

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/miniwatchd/miniwatchd/internal/resptest"
 )
 
 // A small differential helper for the scripting tests: a redis-server
@@ -130,8 +132,8 @@ func (p *sdPair) hasCommand(name string) bool {
 		p.t.Fatal(err)
 	}
 	defer c.Close()
-	c.Write(sdCommand(name, "a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k"))
-	reply, err := sdReadFrame(bufio.NewReader(c))
+	c.Write(resptest.Command(name, "a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k"))
+	reply, err := resptest.ReadRaw(bufio.NewReader(c))
 	if err != nil {
 		p.t.Fatal(err)
 	}
@@ -164,20 +166,10 @@ func (p *sdPair) conn(proto int) *sdConn {
 	return c
 }
 
-// sdCommand encodes args as a RESP array of bulk strings.
-func sdCommand(args ...string) []byte {
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "*%d\r\n", len(args))
-	for _, a := range args {
-		fmt.Fprintf(&b, "$%d\r\n%s\r\n", len(a), a)
-	}
-	return b.Bytes()
-}
-
 // do sends args to both servers and returns the two raw replies.
 func (c *sdConn) do(args ...string) (redis, ours []byte) {
 	c.p.t.Helper()
-	req := sdCommand(args...)
+	req := resptest.Command(args...)
 	if _, err := c.rc.Write(req); err != nil {
 		c.p.t.Fatal(err)
 	}
@@ -189,7 +181,7 @@ func (c *sdConn) do(args ...string) (redis, ours []byte) {
 
 // send sends args to both servers without reading.
 func (c *sdConn) send(args ...string) {
-	req := sdCommand(args...)
+	req := resptest.Command(args...)
 	c.rc.Write(req)
 	c.oc.Write(req)
 }
@@ -199,79 +191,15 @@ func (c *sdConn) read() (redis, ours []byte) {
 	c.p.t.Helper()
 	c.rc.SetReadDeadline(time.Now().Add(20 * time.Second))
 	c.oc.SetReadDeadline(time.Now().Add(20 * time.Second))
-	redis, err := sdReadFrame(c.rr)
+	redis, err := resptest.ReadRaw(c.rr)
 	if err != nil {
 		c.p.t.Fatalf("redis-server: %v", err)
 	}
-	ours, err = sdReadFrame(c.or)
+	ours, err = resptest.ReadRaw(c.or)
 	if err != nil {
 		c.p.t.Fatalf("miniwatchd: %v", err)
 	}
 	return redis, ours
-}
-
-// sdReadFrame reads one complete RESP2/RESP3 reply and returns its bytes.
-func sdReadFrame(r *bufio.Reader) ([]byte, error) {
-	var out []byte
-	err := sdReadNode(r, &out)
-	return out, err
-}
-
-func sdReadNode(r *bufio.Reader, out *[]byte) error {
-	line, err := r.ReadBytes('\n')
-	if err != nil {
-		return err
-	}
-	*out = append(*out, line...)
-	if len(line) < 3 {
-		return fmt.Errorf("short line %q", line)
-	}
-	body := string(line[1 : len(line)-2])
-	switch line[0] {
-	case '+', '-', ':', '_', '#', ',', '(':
-		return nil
-	case '$', '=', '!':
-		n, err := strconv.Atoi(body)
-		if err != nil || n < 0 {
-			return err
-		}
-		buf := make([]byte, n+2)
-		if _, err := ioReadFull(r, buf); err != nil {
-			return err
-		}
-		*out = append(*out, buf...)
-		return nil
-	case '*', '~', '>', '%', '|':
-		n, err := strconv.Atoi(body)
-		if err != nil {
-			return err
-		}
-		if line[0] == '%' || line[0] == '|' {
-			n *= 2
-		}
-		for i := 0; i < n; i++ {
-			if err := sdReadNode(r, out); err != nil {
-				return err
-			}
-		}
-		if line[0] == '|' {
-			return sdReadNode(r, out)
-		}
-		return nil
-	}
-	return fmt.Errorf("bad frame %q", line)
-}
-
-func ioReadFull(r *bufio.Reader, buf []byte) (int, error) {
-	n := 0
-	for n < len(buf) {
-		m, err := r.Read(buf[n:])
-		n += m
-		if err != nil {
-			return n, err
-		}
-	}
-	return n, nil
 }
 
 // sdMode is how two replies are compared.
@@ -303,26 +231,20 @@ func sdSame(redis, ours []byte, mode sdMode) bool {
 // sdSortedElems renders the header and the sorted element frames of an
 // aggregate reply (maps pair keys with values first).
 func sdSortedElems(b []byte) string {
-	r := bufio.NewReader(bytes.NewReader(b))
-	head, err := r.ReadBytes('\n')
-	if err != nil || len(head) == 0 {
+	n, err := resptest.ReadFrame(bufio.NewReader(bytes.NewReader(b)))
+	if err != nil || !n.IsAggregate() {
 		return string(b)
 	}
-	n, err := strconv.Atoi(string(head[1 : len(head)-2]))
-	if err != nil {
-		return string(b)
-	}
+	head := n.Raw[:bytes.IndexByte(n.Raw, '\n')+1]
 	step := 1
-	if head[0] == '%' {
+	if n.Kind == '%' {
 		step = 2
 	}
 	var elems []string
-	for i := 0; i < n; i++ {
+	for i := 0; i+step <= len(n.Elems); i += step {
 		var e []byte
-		for j := 0; j < step; j++ {
-			if err := sdReadNode(r, &e); err != nil {
-				return string(b)
-			}
+		for _, x := range n.Elems[i : i+step] {
+			e = append(e, x.Raw...)
 		}
 		elems = append(elems, string(e))
 	}

@@ -214,7 +214,7 @@ func watchRound(srv *leasedServer, wc writeCase, cmd []string) (roundResult, err
 		if err != nil {
 			return fmt.Errorf("%q: %v", args, err)
 		}
-		if n.isError() {
+		if n.IsError() {
 			return fmt.Errorf("%q failed: %s", args, n.Str)
 		}
 		return nil
