@@ -333,9 +333,6 @@ func (s *Stream) estimateDistance(id StreamID) int64 {
 	if s.length == 0 && id.Cmp(s.lastID) < 1 {
 		return int64(s.entriesAdded)
 	}
-	if !id.IsZero() && id.Less(s.maxDeleted) {
-		return InvalidEntriesRead
-	}
 	switch id.Cmp(s.lastID) {
 	case 0:
 		return int64(s.entriesAdded)

@@ -209,10 +209,10 @@ func (d *DB) XSetID(key []byte, id StreamID, entriesAdded int64, maxDel StreamID
 	if e == nil {
 		return protocol.ErrNoSuchKey
 	}
-	if id.Less(s.maxDeleted) {
-		return ErrXSetIDCurMaxDel
-	}
 	if s.length > 0 {
+		if id.Less(s.maxDeleted) {
+			return ErrXSetIDCurMaxDel
+		}
 		if id.Less(s.LastValid()) {
 			return ErrXSetIDTop
 		}

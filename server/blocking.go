@@ -35,10 +35,10 @@ import (
 type blockKind uint8
 
 const (
-	blockNone blockKind = iota
-	blockList           // BLPOP, BRPOP, BLMPOP, BLMOVE, BRPOPLPUSH
-	blockZSet           // BZPOPMIN, BZPOPMAX, BZMPOP
-	blockStream         // XREAD, XREADGROUP (cmd_streamread.go)
+	blockNone   blockKind = iota
+	blockList             // BLPOP, BRPOP, BLMPOP, BLMOVE, BRPOPLPUSH
+	blockZSet             // BZPOPMIN, BZPOPMAX, BZMPOP
+	blockStream           // XREAD, XREADGROUP (cmd_streamread.go)
 	numBlockKinds
 )
 
@@ -83,10 +83,10 @@ const (
 // from is reused while the client waits.
 type blockArgs struct {
 	op     blockOp
-	left   bool   // pop from the head (list) or the minimum (zset); Redis's wherefrom
-	toLeft bool   // BLMOVE: push at the head of target; Redis's whereto
-	count  int    // BLMPOP/BZMPOP COUNT; 0 for the single-element forms
-	target []byte // BLMOVE/BRPOPLPUSH destination key
+	left   bool         // pop from the head (list) or the minimum (zset); Redis's wherefrom
+	toLeft bool         // BLMOVE: push at the head of target; Redis's whereto
+	count  int          // BLMPOP/BZMPOP COUNT; 0 for the single-element forms
+	target []byte       // BLMOVE/BRPOPLPUSH destination key
 	stream *streamBlock // XREAD/XREADGROUP
 }
 

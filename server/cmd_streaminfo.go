@@ -24,7 +24,7 @@ var xinfoHelp = []string{
 	"STREAM <key> [FULL [COUNT <count>]",
 	"    Show information about the stream.",
 	"HELP",
-	"    Print this help.",
+	"    Prints this help.",
 }
 
 func cmdXInfoHelp(c *client, args [][]byte) { writeStatusLines(c, xinfoHelp) }
@@ -100,29 +100,26 @@ func cmdXInfoGroups(c *client, args [][]byte) {
 }
 
 func cmdXInfoStream(c *client, args [][]byte) {
+	s := xinfoStream(c, args[2])
+	if s == nil {
+		return
+	}
 	full, count := false, int64(10)
-	if len(args) > 3 {
-		if !cstrEqualFold(args[3], "full") || len(args) != 4 && len(args) != 6 {
-			c.fail(protocol.ErrSyntax)
+	if opts := args[3:]; len(opts) > 0 {
+		if len(opts) != 1 && len(opts) != 3 || !cstrEqualFold(opts[0], "full") ||
+			len(opts) == 3 && !cstrEqualFold(opts[1], "count") {
+			subcommandSyntaxError(c, args)
 			return
 		}
 		full = true
-		if len(args) == 6 {
-			if !cstrEqualFold(args[4], "count") {
-				c.fail(protocol.ErrSyntax)
-				return
-			}
-			n, ok := protocol.ParseInt(args[5])
+		if len(opts) == 3 {
+			n, ok := protocol.ParseInt(opts[2])
 			if !ok {
 				c.fail(protocol.ErrNotInteger)
 				return
 			}
 			count = max(n, 0)
 		}
-	}
-	s := xinfoStream(c, args[2])
-	if s == nil {
-		return
 	}
 	if full {
 		c.w.Map(9)

@@ -28,6 +28,7 @@ var (
 	errXReadGroupDolla = protocol.Error("ERR The $ ID is meaningless in the context of XREADGROUP: you want to read the history of this consumer by specifying a proper ID, or use the > ID to get new messages. The $ ID would just return an empty result set.")
 	errXReadGreater    = protocol.Error("ERR The > ID can be specified only when calling XREADGROUP using the GROUP <group> <consumer> option.")
 	errXReadKeyGone    = protocol.Error("UNBLOCKED the stream key no longer exists")
+	errXReadUnbalanced = protocol.Error("ERR Unbalanced XREAD list of streams: for each stream key an ID or '$' must be specified.")
 	errTimeoutNotInt   = protocol.Error("ERR timeout is not an integer or out of range")
 	errXReadGroupGone  = protocol.Error("NOGROUP the consumer group this client was blocked on no longer exists")
 )
@@ -80,11 +81,7 @@ func cmdXRead(c *client, args [][]byte) {
 			streamsArg = i + 1
 			n = len(args) - streamsArg
 			if n%2 != 0 {
-				sym, name := "$", "xread"
-				if xreadgroup {
-					sym, name = ">", "xreadgroup"
-				}
-				c.fail(protocol.Error("ERR Unbalanced '" + name + "' list of streams: for each stream key an ID or '" + sym + "' must be specified."))
+				c.fail(errXReadUnbalanced)
 				return
 			}
 			n /= 2
