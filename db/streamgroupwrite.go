@@ -1,6 +1,10 @@
 package db
 
-import "github.com/miniwatchd/miniwatchd/protocol"
+import (
+	"time"
+
+	"github.com/miniwatchd/miniwatchd/protocol"
+)
 
 // Consumer group writes (XGROUP, XREADGROUP, XACK, XCLAIM, XAUTOCLAIM).
 // None of them signals (Redis 7.0.15 does not call signalModifiedKey for
@@ -111,7 +115,7 @@ func (d *DB) XGroupCreateConsumer(key, group, consumer []byte) (bool, error) {
 	if g == nil {
 		return false, NoGroupError(group, key)
 	}
-	if s.createConsumer(g, consumer, d.ks.nowMs) == nil {
+	if s.createConsumer(g, consumer, d.ks.StreamNow()) == nil {
 		return false, nil
 	}
 	d.streamChangedQuietly(e, 1, EvXGroupCreateConsumer)
@@ -212,7 +216,7 @@ func (gs *GroupSession) Consumer(name []byte, refresh bool) bool {
 	if gs.C != nil && gs.C.name == string(name) {
 		return false
 	}
-	now := gs.d.ks.nowMs
+	now := gs.d.ks.StreamNow()
 	if c := gs.G.Consumer(name); c != nil {
 		gs.C = c
 		if refresh {
@@ -244,7 +248,7 @@ func (gs *GroupSession) Deliver(id StreamID, noack bool) *PendingEntry {
 	if noack {
 		return nil
 	}
-	now := gs.d.ks.nowMs
+	now := gs.d.ks.StreamNow()
 	if p := g.pel.find(id); p != nil {
 		movePending(p, gs.C)
 		p.DeliveryTime, p.DeliveryCount = now, 1
@@ -255,7 +259,7 @@ func (gs *GroupSession) Deliver(id StreamID, noack bool) *PendingEntry {
 
 // Redeliver records a history read of the pending entry p.
 func (gs *GroupSession) Redeliver(p *PendingEntry) {
-	p.DeliveryTime = gs.d.ks.nowMs
+	p.DeliveryTime = gs.d.ks.StreamNow()
 	p.DeliveryCount++
 	gs.changes++
 }
@@ -363,4 +367,14 @@ func (s *Stream) Lag(g *StreamGroup) (int64, bool) {
 		return int64(s.entriesAdded) - n, true
 	}
 	return 0, false
+}
+
+// StreamNow is the time consumer seen-times and deliveries are stamped
+// with: the command's time, or the wall clock while the AOF loads (the
+// keyspace time is 0 then, and Redis uses mstime()).
+func (ks *Keyspace) StreamNow() int64 {
+	if ks.nowMs > 0 {
+		return ks.nowMs
+	}
+	return time.Now().UnixMilli()
 }

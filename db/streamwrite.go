@@ -105,7 +105,7 @@ func (d *DB) XAdd(key []byte, a XAddArgs) (id StreamID, trimmed int64, ok bool, 
 	last := s.lastID
 	switch {
 	case !a.IDGiven:
-		ms := uint64(max(d.ks.nowMs, 0))
+		ms := uint64(d.ks.StreamNow())
 		if ms > last.Ms {
 			id = StreamID{ms, 0}
 		} else {

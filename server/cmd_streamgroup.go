@@ -324,7 +324,7 @@ func cmdXPending(c *client, args [][]byte) {
 			return
 		}
 	}
-	now := c.srv.ks.Now()
+	now := c.srv.ks.StreamNow()
 	d := c.w.DeferLen()
 	k := 0
 	g.PendingRange(cons, start, end, func(p *db.PendingEntry) bool {
@@ -407,7 +407,7 @@ func cmdXClaim(c *client, args [][]byte) {
 		}
 		ids = append(ids, id)
 	}
-	now := c.srv.ks.Now()
+	now := c.srv.ks.StreamNow()
 	deliveryTime, retry := int64(-1), int64(-1)
 	force, justid := false, false
 	var lastID db.StreamID
@@ -554,7 +554,7 @@ func cmdXAutoClaim(c *client, args [][]byte) {
 	}
 	gs, _, _ := c.db.OpenGroup(key, group)
 	c.preventPropagation()
-	now := c.srv.ks.Now()
+	now := c.srv.ks.StreamNow()
 	attempts := count * 10
 	var pending []*db.PendingEntry
 	gs.G.PendingRange(nil, start, db.MaxStreamID, func(p *db.PendingEntry) bool {

@@ -53,7 +53,7 @@ func cmdXInfoConsumers(c *client, args [][]byte) {
 		c.fail(protocol.Error("NOGROUP No such consumer group '" + cstr(string(args[3])) + "' for key name '" + cstr(string(args[2])) + "'"))
 		return
 	}
-	now := c.srv.ks.Now()
+	now := c.srv.ks.StreamNow()
 	c.w.Array(len(g.Consumers()))
 	for _, cons := range g.Consumers() {
 		c.w.Map(3)

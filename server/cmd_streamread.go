@@ -238,7 +238,7 @@ func readGroupSession(c *client, d *db.DB, gs *db.GroupSession, key, group, cons
 	if gs.Consumer(consumer, true) {
 		propagateCreateConsumer(c, d, key, group, consumer)
 	}
-	gs.C.SeenTime = d.Keyspace().Now()
+	gs.C.SeenTime = d.Keyspace().StreamNow()
 	hdr := c.w.DeferLen()
 	n := 0
 	if history {
