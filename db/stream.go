@@ -279,7 +279,8 @@ func (s *Stream) Range(start, end StreamID, rev bool, fn func(id StreamID, fv []
 		}
 		return
 	}
-	var ents []nodeEntry
+	var entBuf [128]nodeEntry
+	ents := entBuf[:0]
 	for i := s.nodeFor(end); i >= 0; i-- {
 		n := s.nodes[i]
 		ents = ents[:0]
@@ -325,7 +326,18 @@ func (s *Stream) Has(id StreamID) bool {
 // when empty.
 func (s *Stream) LastValid() StreamID {
 	var last StreamID
-	s.Range(StreamID{}, MaxStreamID, true, func(id StreamID, _ [][]byte) bool { last = id; return false })
+	if len(s.nodes) == 0 {
+		return last
+	}
+	// A node always holds a live entry: the last live one is in the last node.
+	n := s.nodes[len(s.nodes)-1]
+	for off := 0; off < len(n.buf); {
+		e := n.decodeAt(off)
+		if e.flags&entryDeleted == 0 {
+			last = e.id
+		}
+		off = e.end
+	}
 	return last
 }
 
