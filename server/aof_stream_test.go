@@ -3,6 +3,7 @@ package server
 import (
 	"fmt"
 	"os/exec"
+	"time"
 	"regexp"
 	"strconv"
 	"testing"
@@ -96,4 +97,28 @@ func firstDiff(got, want string) string {
 	}
 	lo := max(i-300, 0)
 	return fmt.Sprintf("got  ...%s\nwant ...%s", got[lo:min(i+200, len(got))], want[lo:min(i+200, len(want))])
+}
+
+// TestStreamAOFBlockedReader: a blocked XREADGROUP served by another
+// client's XADD is logged (XGROUP CREATECONSUMER and XCLAIM), so the PEL
+// survives a restart.
+func TestStreamAOFBlockedReader(t *testing.T) {
+	dir := t.TempDir()
+	s := startAOFServer(t, aofTestConfig(dir, "always"))
+	tc := dialAOF(t, s)
+	tc.must("XGROUP", "CREATE", "q", "g", "$", "MKSTREAM")
+	reader := dialAOF(t, s)
+	got := make(chan any, 1)
+	go func() { got <- reader.do("XREADGROUP", "GROUP", "g", "worker", "BLOCK", "0", "STREAMS", "q", ">") }()
+	time.Sleep(100 * time.Millisecond)
+	tc.must("XADD", "q", "5-1", "job", "a")
+	if r := fmt.Sprint(<-got); r != "[[q [[5-1 [job a]]]]]" {
+		t.Fatalf("served %s", r)
+	}
+	want := fmt.Sprint(tc.must("XPENDING", "q", "g"))
+	s.Close()
+	s2 := startAOFServer(t, aofTestConfig(dir, "always"))
+	if got := fmt.Sprint(dialAOF(t, s2).must("XPENDING", "q", "g")); got != want {
+		t.Fatalf("after reload XPENDING %s, want %s", got, want)
+	}
 }

@@ -369,7 +369,7 @@ func propagateGroupSetID(c *client, d *db.DB, key, group []byte, g *db.StreamGro
 	if !c.propagating() {
 		return
 	}
-	c.alsoPropagate(d, []byte("XGROUP"), []byte("SETID"), key, group, g.LastID.Append(nil),
+	streamPropagate(c, d, []byte("XGROUP"), []byte("SETID"), key, group, g.LastID.Append(nil),
 		[]byte("ENTRIESREAD"), strconv.AppendInt(nil, g.EntriesRead, 10))
 }
 
@@ -378,7 +378,7 @@ func propagateCreateConsumer(c *client, d *db.DB, key, group, consumer []byte) {
 	if !c.propagating() {
 		return
 	}
-	c.alsoPropagate(d, []byte("XGROUP"), []byte("CREATECONSUMER"), key, group, consumer)
+	streamPropagate(c, d, []byte("XGROUP"), []byte("CREATECONSUMER"), key, group, consumer)
 }
 
 func cmdXClaim(c *client, args [][]byte) {

@@ -282,13 +282,19 @@ func readGroupSession(c *client, d *db.DB, gs *db.GroupSession, key, group, cons
 // propagateXClaimIn is propagateXClaim in database d.
 func propagateXClaimIn(c *client, d *db.DB, key, group []byte, p *db.PendingEntry, consumer string, lastID db.StreamID) {
 	if c.srv.aof.prop.on {
-		args := xclaimArgs(key, group, p, []byte(consumer), lastID)
-		if c.blocked != nil || !c.executing && c.srv.aof.prop.depth == 0 {
-			c.srv.propagateLocked(d, args...)
-			return
-		}
-		c.alsoPropagate(d, args...)
+		streamPropagate(c, d, xclaimArgs(key, group, p, []byte(consumer), lastID)...)
 	}
+}
+
+// streamPropagate records args for c's stream read: as part of its command,
+// or, for a blocked client being served after another client's command, on
+// its own (Redis's alsoPropagate from serveClientsBlockedOnStreamKey).
+func streamPropagate(c *client, d *db.DB, args ...[]byte) {
+	if c.blocked != nil {
+		c.srv.propagateLocked(d, args...)
+		return
+	}
+	c.alsoPropagate(d, args...)
 }
 
 // serveStreamWaitersLocked serves the clients blocked on wl's key in
