@@ -58,7 +58,10 @@ func TestStreamMutatorsSignal(t *testing.T) {
 			return nil
 		}, 0, "[]", 0},
 		{"XGroupSetID", func(d *DB) error { return d.XGroupSetID([]byte("s"), []byte("g"), id(0), false, -1) }, 0, "[xgroup-setid:s]", 1},
-		{"XGroupCreateConsumer", func(d *DB) error { _, err := d.XGroupCreateConsumer([]byte("s"), []byte("g"), []byte("c9")); return err }, 0, "[xgroup-createconsumer:s]", 1},
+		{"XGroupCreateConsumer", func(d *DB) error {
+			_, err := d.XGroupCreateConsumer([]byte("s"), []byte("g"), []byte("c9"))
+			return err
+		}, 0, "[xgroup-createconsumer:s]", 1},
 		{"XGroupCreateConsumer exists (no-op)", func(d *DB) error { _, err := d.XGroupCreateConsumer([]byte("s"), []byte("g"), []byte("c")); return err }, 0, "[]", 0},
 		{"XGroupDelConsumer", func(d *DB) error { _, err := d.XGroupDelConsumer([]byte("s"), []byte("g"), []byte("c")); return err }, 0, "[xgroup-delconsumer:s]", 1},
 		{"XGroupDelConsumer missing (no-op)", func(d *DB) error { _, err := d.XGroupDelConsumer([]byte("s"), []byte("g"), []byte("x")); return err }, 0, "[]", 0},

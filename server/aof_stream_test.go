@@ -3,10 +3,10 @@ package server
 import (
 	"fmt"
 	"os/exec"
-	"time"
 	"regexp"
 	"strconv"
 	"testing"
+	"time"
 )
 
 // Streams through the AOF: the log of every stream write (XADD with the
