@@ -171,6 +171,9 @@ func (s *Stream) appendEntry(id StreamID, fv [][]byte, lim *EncodingLimits) {
 		s.nodeBytes -= n.memBytes()
 	}
 	n.appendEntry(id, fv)
+	if n.live == 1 && n.deleted == 0 {
+		n.reserve(lim)
+	}
 	s.nodeBytes += n.memBytes()
 	s.length++
 	s.entriesAdded++

@@ -252,7 +252,24 @@ func (n *streamNode) memBytes() int64 {
 
 // seal trims the buffer's spare capacity once the node is full.
 func (n *streamNode) seal() {
-	if cap(n.buf) > len(n.buf) {
+	if cap(n.buf)-len(n.buf) > len(n.buf)/8 {
 		n.buf = append([]byte(nil), n.buf...)
+	}
+}
+
+// reserve sizes a new node's buffer, holding its first entry, for a full
+// node of entries like it (at most 8 KiB): streams of similar entries then
+// fill their nodes without regrowing them or leaving garbage behind.
+func (n *streamNode) reserve(lim *EncodingLimits) {
+	per := len(n.buf)
+	want := per * 100
+	if lim.StreamNodeMaxEntries > 0 && lim.StreamNodeMaxEntries < 100 {
+		want = per * int(lim.StreamNodeMaxEntries)
+	}
+	want = min(want, 8<<10)
+	if want > cap(n.buf) {
+		b := make([]byte, len(n.buf), want)
+		copy(b, n.buf)
+		n.buf = b
 	}
 }
