@@ -8,7 +8,7 @@
 #                 minutes instead of 6; each newly implemented command family
 #                 adds about a minute to a full run)
 #   --rounds N    rounds of every throughput and contention workload
-#   --only GROUPS comma list of: P1, P16, EVALSHA, BITSORT, HLLGEO, WATCH, MEMORY (default all)
+#   --only GROUPS comma list of: P1, P16, EVALSHA, BITSORT, HLLGEO, WATCH, MEMORY, STREAM (default all)
 #   --out DIR     where the raw results go (default: a new /tmp/miniwatchd-targets.*)
 #
 # What it does: builds miniwatchd and watchbench from this checkout, starts
@@ -31,6 +31,10 @@
 #     commits/s at 1, 8, 32, 128 clients                >= 1.0x, counter check every run
 #   memory: (RSS after 1,000,000 SETs of small strings - RSS empty) / keys
 #                                                       <= 1.5x redis-server's
+#   streams: XADD -P 1 >= 1.0x, XADD -P 16 >= 0.9x, XRANGE of 100 entries
+#     >= 0.9x (redis-benchmark); XREADGROUP+XACK loop (streambench, 8
+#     clients) >= 1.0x; (RSS after 1,000,000 XADDs of one small field - RSS
+#     empty) / entries <= 1.5x redis-server's
 #
 # Exit status: 0 no FAIL, 1 at least one FAIL, 2 setup error.
 # Environment: REDIS_SERVER (redis-server), PORT_MW, PORT_REDIS (free ports),
@@ -43,7 +47,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 QUICK=0
 ROUNDS=
-ONLY=P1,P16,EVALSHA,BITSORT,HLLGEO,WATCH,MEMORY
+ONLY=P1,P16,EVALSHA,BITSORT,HLLGEO,WATCH,MEMORY,STREAM
 OUT=
 while (($#)); do
 	case $1 in
@@ -212,6 +216,11 @@ prepare() {
 			redis-cli -h 127.0.0.1 -p "${PORT[$side]}" --pipe <"$(geo_file)" >/dev/null
 		fi
 		;;
+	XADD) cli "$side" DEL bench:stream >/dev/null ;;
+	XRANGE)
+		cli "$side" DEL bench:range >/dev/null
+		for ((len = 0; len < 100; len++)); do echo "XADD bench:range * field value:$len"; done | cli "$side" >/dev/null
+		;;
 	esac
 }
 
@@ -246,6 +255,10 @@ bench_run() {
 		args=(evalsha "$SHA" 1 "counter:__rand_int__")
 	elif [[ -n ${CMDLINE[$name]:-} ]]; then
 		read -ra args <<<"${CMDLINE[$name]}"
+	elif [[ $name == XADD ]]; then
+		args=(xadd bench:stream '*' field __rand_int__)
+	elif [[ $name == XRANGE ]]; then
+		args=(xrange bench:range - +)
 	else
 		args=(-t "${TEST[$name]}")
 	fi
@@ -284,6 +297,39 @@ watch_run() {
 	say "round $r $id ${LABEL[$side]}: $cps commits/s, abort ratio $ar, p99 $p99 ms, check ${status}"
 }
 
+# group_run SIDE ROUND: one streambench run (XREADGROUP+XACK loop), appended to RUNS
+group_run() {
+	local side=$1 r=$2 id=XGROUP/c8 out rc=0 c0 c1 status=ok
+	out=$OUT/logs/r$r-xgroup-$side.txt
+	c0=$(cpu_ticks "${PID[$side]}")
+	"$BIN/streambench" -addr "127.0.0.1:${PORT[$side]}" -clients 8 -duration "$WATCH_DUR" -prefill "$GROUP_PREFILL" >"$out" 2>&1 || rc=$?
+	c1=$(cpu_ticks "${PID[$side]}")
+	((rc == 0)) || status=err
+	local lps loops cpu
+	read -r lps loops <<<"$(awk '/^RESULT / { for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] } print v["loops_per_s"], v["loops"] }' "$out")"
+	cpu=$(awk -v a="$c0" -v b="$c1" -v t="$TICK" -v n="${loops:-0}" 'BEGIN { if (n > 0) printf "%.2f", (b - a) / t * 1e6 / n; else print "-" }')
+	printf '%s	%s	%s	%s	-	-	%s	-	%s
+' "$id" "$side" "$r" "${lps:-0}" "$cpu" "$status" >>"$RUNS"
+	say "round $r $id ${LABEL[$side]}: ${lps:-0} loops/s, server ${cpu} us/loop${status/ok/}"
+}
+
+# stream_mem_run SIDE: fresh server, MEM_KEYS XADDs into one stream, bytes of RSS per entry
+stream_mem_run() {
+	local side=$1 r0 r1 n
+	start_server "$side"
+	sleep 1
+	r0=$(rss_kb "${PID[$side]}")
+	redis-cli -h 127.0.0.1 -p "${PORT[$side]}" --pipe <"$STREAMFILE" >"$OUT/logs/streammem-$side.txt" 2>&1 ||
+		say "redis-cli --pipe into ${LABEL[$side]} exited non-zero (see logs/streammem-$side.txt)"
+	sleep 2
+	r1=$(rss_kb "${PID[$side]}")
+	n=$(cli "$side" XLEN bench:mem)
+	[[ $n == "$MEM_KEYS" ]] || say "warning: ${LABEL[$side]} holds $n entries, want $MEM_KEYS"
+	stop_server "$side"
+	awk -v s="$side" -v a="$r0" -v b="$r1" -v k="$n" 'BEGIN { printf "XMEMORY\t%s\t1\t%.1f\t%d\t%d\t-\t-\tok\n", s, (k > 0 ? (b - a) * 1024 / k : 0), a, b }' >>"$RUNS"
+	say "stream memory ${LABEL[$side]}: RSS ${r0} kB -> ${r1} kB for $n entries"
+}
+
 # mem_run SIDE: fresh server, load MEM_KEYS keys, bytes of RSS per key
 mem_run() {
 	local side=$1 r0 r1 keys
@@ -305,7 +351,8 @@ mem_run() {
 BIN=$OUT/bin
 mkdir -p "$BIN"
 say "building miniwatchd and watchbench into $BIN"
-(cd "$ROOT" && go build -o "$BIN/miniwatchd" ./cmd/miniwatchd && go build -o "$BIN/watchbench" ./cmd/watchbench) ||
+(cd "$ROOT" && go build -o "$BIN/miniwatchd" ./cmd/miniwatchd && go build -o "$BIN/watchbench" ./cmd/watchbench &&
+	go build -o "$BIN/streambench" ./cmd/streambench) ||
 	fatal "go build failed"
 
 PORT[mw]=${PORT_MW:-$(free_port)} || fatal "no free port"
@@ -370,6 +417,14 @@ if wants HLLGEO; then # HyperLogLog and geo (issue #19)
 	# shellcheck disable=SC2086
 	add_workload GEOSEARCH/P1 "GEOSEARCH 100k -P 1" ge 0.8 ${NEEDS[GEOSEARCH]}
 fi
+if wants STREAM; then # streams (issue #18)
+	add_workload XADD/P1 "XADD -P 1" ge 1.0 xadd
+	add_workload XADD/P16 "XADD -P 16" ge 0.9 xadd
+	add_workload XRANGE/P1 "XRANGE 100 entries -P 1" ge 0.9 xadd xrange
+	printf '%s\t%s\t%s\t%s\n' "XGROUP/c8" "XREADGROUP+XACK loop, c=8" ge 1.0 >>"$TARGETS"
+	GROUP_IDS=(XGROUP/c8)
+	has_cmds mw xreadgroup xack || { printf '%s\tnot implemented by miniwatchd yet\n' XGROUP/c8 >>"$SKIPS"; GROUP_IDS=(); }
+fi
 WATCH_IDS=()
 if wants WATCH; then
 	for c in $WATCH_CLIENTS; do
@@ -397,7 +452,30 @@ if ((${#WATCH_IDS[@]})); then
 		done
 	done
 fi
+if ((${#GROUP_IDS[@]})); then
+	GROUP_PREFILL=${GROUP_PREFILL:-300000}
+	((QUICK)) && GROUP_PREFILL=100000
+	say "consumer group loop: streambench -clients 8 x $ROUNDS rounds x 2 servers"
+	for ((r = 1; r <= ROUNDS; r++)); do
+		order=(mw redis)
+		((r % 2)) || order=(redis mw)
+		for side in "${order[@]}"; do group_run "$side" "$r"; done
+	done
+fi
 stop_servers
+
+if wants STREAM; then
+	printf 'XMEMORY\tstream memory, %d entries\tle\t1.5\n' "$MEM_KEYS" >>"$TARGETS"
+	STREAMFILE=${TMPDIR:-/tmp}/miniwatchd-bench-xadd-$MEM_KEYS.resp
+	if [[ ! -s $STREAMFILE ]]; then
+		say "writing $STREAMFILE (XADD bench:mem * f <6 digits>, $MEM_KEYS commands)"
+		awk -v n="$MEM_KEYS" 'BEGIN { ORS = ""
+			for (i = 0; i < n; i++) printf "*5\r\n$4\r\nXADD\r\n$9\r\nbench:mem\r\n$1\r\n*\r\n$1\r\nf\r\n$6\r\n%06d\r\n", i % 1000000 }' >"$STREAMFILE.$$"
+		mv "$STREAMFILE.$$" "$STREAMFILE"
+	fi
+	stream_mem_run mw
+	stream_mem_run redis
+fi
 
 if wants MEMORY; then
 	printf 'MEMORY\tmemory, %d keys\tle\t1.5\n' "$MEM_KEYS" >>"$TARGETS"
@@ -431,7 +509,7 @@ FILENAME ~ /skips.tsv$/ { skip[$1] = $2; next }
 	if ($9 != "ok") { bad[id, s] = bad[id, s] " " $9; nbad[id]++; if ($9 == "lost") lost[id, s]++ }
 	if ($9 == "err") next
 	val[id, s, r] = $4; push(id SUBSEP s SUBSEP "v", $4)
-	if (id == "MEMORY") { rss0[s] = $5; rss1[s] = $6 }
+	if (id ~ /MEMORY$/) { if (id == "MEMORY") { rss0[s] = $5; rss1[s] = $6 } }
 	else { push(id SUBSEP s SUBSEP "p50", $5); push(id SUBSEP s SUBSEP "p99", $6); push(id SUBSEP s SUBSEP "cpu", $7); push(id SUBSEP s SUBSEP "ar", $8) }
 	rounds[id, r] = 1; seen[id] = 1; runs[id]++
 }
@@ -445,7 +523,7 @@ END {
 		id = ids[i]
 		if (id in skip || !(id in seen)) continue
 		q = L[id, "ratio"]
-		unit = id == "MEMORY" ? "B/key" : (id ~ /^WATCH/ ? "commits/s" : "req/s")
+		unit = id == "MEMORY" ? "B/key" : id == "XMEMORY" ? "B/entry" : id ~ /^XGROUP/ ? "loops/s" : (id ~ /^WATCH/ ? "commits/s" : "req/s")
 		printf "%-24s %-9s %11.1f %11.1f %6s %11s %8s %8s %8s %8s\n", label[id], unit, median(L[id, "mw", "v"]), median(L[id, "redis", "v"]),
 			q == "" ? "-" : sprintf("%.2f", median(q)), q == "" ? "-" : sprintf("%.2f-%.2f", lo(q), hi(q)),
 			median(L[id, "mw", "p99"]), median(L[id, "redis", "p99"]), median(L[id, "mw", "cpu"]), median(L[id, "redis", "cpu"])

@@ -16,6 +16,8 @@ type EncodingLimits struct {
 	SetMaxIntsetEntries    int64
 	ZSetMaxListpackEntries int64
 	ZSetMaxListpackValue   int64
+	StreamNodeMaxBytes     int64 // stream-node-max-bytes: when a stream node is full
+	StreamNodeMaxEntries   int64 // stream-node-max-entries
 }
 
 // DefaultEncodingLimits returns Redis 7.0's defaults.
@@ -26,6 +28,8 @@ func DefaultEncodingLimits() EncodingLimits {
 		SetMaxIntsetEntries:    512,
 		ZSetMaxListpackEntries: 128,
 		ZSetMaxListpackValue:   64,
+		StreamNodeMaxBytes:     4096,
+		StreamNodeMaxEntries:   100,
 	}
 }
 

@@ -35,9 +35,10 @@ import (
 type blockKind uint8
 
 const (
-	blockNone blockKind = iota
-	blockList           // BLPOP, BRPOP, BLMPOP, BLMOVE, BRPOPLPUSH
-	blockZSet           // BZPOPMIN, BZPOPMAX, BZMPOP
+	blockNone   blockKind = iota
+	blockList             // BLPOP, BRPOP, BLMPOP, BLMOVE, BRPOPLPUSH
+	blockZSet             // BZPOPMIN, BZPOPMAX, BZMPOP
+	blockStream           // XREAD, XREADGROUP (cmd_streamread.go)
 	numBlockKinds
 )
 
@@ -48,6 +49,8 @@ func kindForType(t db.Type) blockKind {
 		return blockList
 	case db.TypeZSet:
 		return blockZSet
+	case db.TypeStream:
+		return blockStream
 	}
 	return blockNone
 }
@@ -78,10 +81,11 @@ const (
 // from is reused while the client waits.
 type blockArgs struct {
 	op     blockOp
-	left   bool   // pop from the head (list) or the minimum (zset); Redis's wherefrom
-	toLeft bool   // BLMOVE: push at the head of target; Redis's whereto
-	count  int    // BLMPOP/BZMPOP COUNT; 0 for the single-element forms
-	target []byte // BLMOVE/BRPOPLPUSH destination key
+	left   bool         // pop from the head (list) or the minimum (zset); Redis's wherefrom
+	toLeft bool         // BLMOVE: push at the head of target; Redis's whereto
+	count  int          // BLMPOP/BZMPOP COUNT; 0 for the single-element forms
+	target []byte       // BLMOVE/BRPOPLPUSH destination key
+	stream *streamBlock // XREAD/XREADGROUP
 }
 
 // blockedClient is the state of a blocked client (client.blocked).
@@ -283,7 +287,9 @@ func (s *Server) wakeLocked(c *client) {
 func (s *Server) signalKeyAsReadyLocked(dbIndex int, key string, t db.Type) {
 	kind := kindForType(t)
 	if kind == blockNone || s.blk.byKind[kind] == 0 || s.blk.dbs == nil {
-		return
+		if t != db.TypeNone || s.blk.byKind[blockStream] == 0 || s.blk.dbs == nil {
+			return
+		}
 	}
 	bdb := &s.blk.dbs[dbIndex]
 	wl := bdb.keys[key]
@@ -329,11 +335,19 @@ func (s *Server) handleClientsBlockedOnKeysLocked() {
 			s.ks.SetTime(s.clock.UnixMilli()) // Redis's updateCachedTime before each key
 			d := s.ks.DB(rk.dbIndex)
 			kind := kindForType(d.ReadyType(rk.key))
-			if kind == blockNone || s.hooks.serveBlocked[kind] == nil {
+			wl := bdb.keys[rk.key]
+			if wl == nil {
 				continue
 			}
-			if wl := bdb.keys[rk.key]; wl != nil {
+			if kind != blockNone && s.hooks.serveBlocked[kind] != nil {
 				s.serveWaitListLocked(d, wl, kind)
+			}
+			// Streams serve their whole wait list, also when the key is
+			// gone or holds another type (XREADGROUP clients get an error).
+			if s.blk.byKind[blockStream] > 0 {
+				if wl = bdb.keys[rk.key]; wl != nil {
+					s.serveStreamWaitersLocked(d, wl)
+				}
 			}
 		}
 		clear(batch)

@@ -64,6 +64,10 @@ var commandFamilies = [][]commandDef{
 	pauseCommands,         // cmd_pause.go: CLIENT PAUSE, UNPAUSE, REPLY
 	replCommands,          // cmd_repl.go: ROLE, WAIT, REPLICAOF, SLAVEOF
 	configRewriteCommands, // config_rewrite.go: CONFIG REWRITE
+	streamCommands,        // cmd_stream.go: XADD, XRANGE, XLEN, XDEL, XTRIM, XSETID
+	streamGroupCommands,   // cmd_streamgroup.go: XGROUP *, XACK, XCLAIM, XAUTOCLAIM, XPENDING
+	streamReadCommands,    // cmd_streamread.go: XREAD, XREADGROUP
+	streamInfoCommands,    // cmd_streaminfo.go: XINFO *
 }
 
 // hooks are the server's hook points. Each runs under the engine lock
@@ -197,8 +201,9 @@ func (s *Server) wire() {
 	// invalidation is queued, and an expired or evicted key's DEL is logged
 	// before subscribers are sent "expired" or "evicted".
 	h.keyModified = append(h.keyModified,
-		rewriteKeyModified,  // aof_rewrite.go: the rewrite re-copies the key
-		trackingKeyModified, // tracking.go: trackingInvalidateKey
+		rewriteKeyModified,       // aof_rewrite.go: the rewrite re-copies the key
+		trackingKeyModified,      // tracking.go: trackingInvalidateKey
+		streamReadersKeyModified, // cmd_stream.go: signalDeletedKeyAsReady for stream readers
 	)
 	h.keyEvent = append(h.keyEvent,
 		aofKeyEvent,         // aof_propagate.go: expiries and evictions logged as DEL/UNLINK
@@ -208,8 +213,9 @@ func (s *Server) wire() {
 		blockingKeyReady, // blocking.go: signalKeyAsReady
 	)
 	h.flushed = append(h.flushed,
-		rewriteFlushed,  // aof_rewrite.go
-		trackingFlushed, // tracking.go: trackingInvalidateKeysOnFlush
+		rewriteFlushed,       // aof_rewrite.go
+		trackingFlushed,      // tracking.go: trackingInvalidateKeysOnFlush
+		streamReadersFlushed, // cmd_stream.go: stream readers of the flushed db
 	)
 	h.swapped = append(h.swapped,
 		rewriteSwapped,  // aof_rewrite.go
@@ -287,10 +293,11 @@ func (s *Server) wire() {
 	// rewrite's own), and the server-wide state after the keys
 	// (rewriteFunctions: the FUNCTION libraries).
 	h.rewriteValue = map[db.Type]rewriteValueFunc{
-		db.TypeList: rewriteList, // aof_rewrite_types.go
-		db.TypeSet:  rewriteSet,
-		db.TypeHash: rewriteHash,
-		db.TypeZSet: rewriteZSet,
+		db.TypeList:   rewriteList, // aof_rewrite_types.go
+		db.TypeSet:    rewriteSet,
+		db.TypeHash:   rewriteHash,
+		db.TypeZSet:   rewriteZSet,
+		db.TypeStream: rewriteStream, // aof_rewrite_stream.go
 	}
 	h.rewriteGlobals = append(h.rewriteGlobals, rewriteFunctions) // aof_rewrite_types.go
 
