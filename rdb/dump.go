@@ -31,8 +31,9 @@ func DumpPayload(v *Value, o *Options) []byte {
 	return AppendFooter(AppendObject(nil, v, o))
 }
 
-// VerifyFooter checks a payload's version and checksum (a zero checksum
-// is not checked, as Redis does) and returns the body.
+// VerifyFooter checks a payload's version and checksum and returns the
+// body. Redis 7.0 checks the checksum even when it is zero (later versions
+// skip a zero one).
 func VerifyFooter(p []byte) ([]byte, error) {
 	if len(p) < 10 {
 		return nil, ErrPayloadFooter
@@ -41,7 +42,7 @@ func VerifyFooter(p []byte) ([]byte, error) {
 	if binary.LittleEndian.Uint16(footer) > Version {
 		return nil, ErrPayloadFooter
 	}
-	if sum := binary.LittleEndian.Uint64(footer[2:]); sum != 0 && sum != CRC64(0, p[:len(p)-8]) {
+	if binary.LittleEndian.Uint64(footer[2:]) != CRC64(0, p[:len(p)-8]) {
 		return nil, ErrPayloadFooter
 	}
 	return p[:len(p)-10], nil
@@ -49,14 +50,14 @@ func VerifyFooter(p []byte) ([]byte, error) {
 
 // ParsePayload checks a RESTORE payload and decodes its object. deep is
 // sanitize-dump-payload's deep check (duplicates inside compact blobs).
-// Errors are ErrPayloadFooter or ErrBadFormat. Bytes after the object are
-// ignored, as Redis ignores them.
+// Errors are ErrPayloadFooter or ErrBadFormat. As in Redis, the object is
+// read from the whole payload (a truncated object may read into the
+// footer) and bytes after it are ignored.
 func ParsePayload(p []byte, deep bool) (*Value, error) {
-	body, err := VerifyFooter(p)
-	if err != nil {
+	if _, err := VerifyFooter(p); err != nil {
 		return nil, err
 	}
-	d := newDecoder(bytes.NewReader(body), int64(len(body)))
+	d := newDecoder(bytes.NewReader(p), int64(len(p)))
 	d.noCRC, d.deep = true, deep
 	t, err := d.readByte()
 	if err != nil || !isObjectType(t) {

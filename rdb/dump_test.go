@@ -55,10 +55,10 @@ func TestPayloadErrors(t *testing.T) {
 		{"checksum", flip, ErrPayloadFooter},
 		{"version", AppendFooterVersion([]byte{0, 0xc0, 1}, 11), ErrPayloadFooter},
 		{"bad type", AppendFooter([]byte{7, 0}), ErrBadFormat},
-		{"truncated", AppendFooter([]byte{0, 5, 'a'}), ErrBadFormat},
+		{"truncated", AppendFooter([]byte{0, 0x3f, 'a'}), ErrBadFormat},
 		{"empty list", AppendFooter([]byte{TypeList, 0}), ErrBadFormat},
 		{"dup set", AppendFooter([]byte{TypeSet, 2, 1, 'a', 1, 'a'}), ErrBadFormat},
-		{"no checksum", noSum, nil},
+		{"zero checksum", noSum, ErrPayloadFooter},
 	} {
 		if _, err := ParsePayload(tc.p, false); !errors.Is(err, tc.want) {
 			t.Errorf("%s: %v, want %v", tc.name, err, tc.want)

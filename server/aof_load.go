@@ -62,7 +62,7 @@ func (s *Server) loadAOFLocked(m *aof.Manifest) error {
 // newReplayClient returns the connection-less client that replays a file:
 // it starts in database 0, is authenticated, and never blocks.
 func (s *Server) newReplayClient() *client {
-	c := &client{srv: s, db: s.ks.DB(0), authenticated: true, denyBlocking: true, createdAt: time.Now()}
+	c := &client{srv: s, db: s.ks.DB(0), authenticated: true, denyBlocking: true, replay: true, createdAt: time.Now()}
 	c.w.Proto = 2
 	return c
 }

@@ -42,6 +42,7 @@ type client struct {
 	executing      bool // engine: a batch of this client's commands is running
 	inExec         bool // engine: running the commands queued in MULTI
 	denyBlocking   bool // engine: blocking commands act as their non-blocking form
+	replay         bool // engine: the connection-less client replaying the AOF (mustObeyClient)
 	closeAfterRply bool // engine: close once the pending replies are written
 	killed         atomic.Bool
 	noEvict        bool // engine: CLIENT NO-EVICT
