@@ -88,6 +88,21 @@ func (ks *Keyspace) newObject(key []byte, v *rdb.Value) *entry {
 		if int64(len(v.Elems)/2) > lim.HashMaxListpackEntries {
 			h.convert()
 		}
+		if v.FromBlob() && h.ht == nil {
+			// A ziplist or listpack stays one whatever its values' lengths.
+			for i := 0; i+1 < len(v.Elems); i += 2 {
+				f, val := []byte(v.Elems[i]), []byte(v.Elems[i+1])
+				if j := h.lpIndex(bstr(f)); j >= 0 {
+					h.strBytes -= allocSize(len(h.lp[j].kv))
+					h.lp[j] = newHashEntry(f, val)
+					h.strBytes += allocSize(len(h.lp[j].kv))
+					continue
+				}
+				h.lp = append(h.lp, newHashEntry(f, val))
+				h.strBytes += allocSize(len(f) + len(val))
+			}
+			return objEntry(key, TypeHash, h)
+		}
 		for i := 0; i+1 < len(v.Elems); i += 2 {
 			h.set([]byte(v.Elems[i]), []byte(v.Elems[i+1]), lim)
 		}
@@ -102,6 +117,9 @@ func (ks *Keyspace) newObject(key []byte, v *rdb.Value) *entry {
 			}
 			z.insertNew(v.Scores[i], m)
 			maxLen = max(maxLen, len(m))
+		}
+		if v.FromBlob() {
+			maxLen = 0 // a ziplist or listpack stays one whatever its members' lengths
 		}
 		z.toListpackIfSmall(maxLen, lim)
 		return objEntry(key, TypeZSet, z)

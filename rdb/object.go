@@ -15,6 +15,14 @@ import (
 
 // readObject reads the body of an object of RDB type t.
 func (d *decoder) readObject(t byte) (*Value, error) {
+	v, err := d.readObjectBody(t)
+	if v != nil {
+		v.Type = t
+	}
+	return v, err
+}
+
+func (d *decoder) readObjectBody(t byte) (*Value, error) {
 	switch t {
 	case TypeString:
 		s, err := d.readString()
@@ -186,7 +194,9 @@ func (d *decoder) decodeBlob(t byte, blob []byte) (*Value, error) {
 		}
 		return &Value{Kind: KindSet, Elems: elems}, nil
 	case TypeHashZipmap, TypeHashZiplist, TypeHashListpack:
-		if len(elems)%2 != 0 || (d.deep && hasDup(elems, 2)) {
+		// Converting a zipmap or ziplist always checks for duplicates
+		// (ziplistPairsConvertAndValidateIntegrity); a listpack only deeply.
+		if len(elems)%2 != 0 || ((d.deep || t != TypeHashListpack) && hasDup(elems, 2)) {
 			return nil, ErrListpack
 		}
 		return &Value{Kind: KindHash, Elems: elems, Compact: t == TypeHashListpack}, nil
@@ -199,14 +209,11 @@ func (d *decoder) decodeBlob(t byte, blob []byte) (*Value, error) {
 	v.Elems = make([]string, 0, len(elems)/2)
 	v.Scores = make([]float64, 0, len(elems)/2)
 	for i := 0; i < len(elems); i += 2 {
-		f, ok := protocol.ParseStrtod([]byte(elems[i+1]))
-		if !ok {
-			return nil, ErrListpack
-		}
+		f := zzlStrtod(elems[i+1])
 		v.Elems = append(v.Elems, elems[i])
 		v.Scores = append(v.Scores, f)
 	}
-	if d.deep && hasDup(v.Elems, 1) {
+	if (d.deep || t == TypeZSetZiplist) && hasDup(v.Elems, 1) {
 		return nil, ErrListpack
 	}
 	return v, nil
@@ -267,4 +274,19 @@ func sortZSet(v *Value) {
 		e[i], s[i] = v.Elems[j], v.Scores[j]
 	}
 	v.Elems, v.Scores = e, s
+}
+
+// zzlStrtod reads a score stored in a compact blob as Redis's zzlStrtod
+// does: strtod of the text, so a damaged score reads as its longest
+// numeric prefix, or 0 (Redis does not check scores on load).
+func zzlStrtod(s string) float64 {
+	if f, ok := protocol.ParseStrtod([]byte(s)); ok {
+		return f
+	}
+	for n := min(len(s), 128) - 1; n > 0; n-- {
+		if f, ok := protocol.ParseStrtod([]byte(s[:n])); ok {
+			return f
+		}
+	}
+	return 0
 }

@@ -40,6 +40,20 @@ type Value struct {
 	// compact encoding: intset for a set, listpack for a hash or a sorted
 	// set. Lists are always quicklists; strings need no flag.
 	Compact bool
+	// Type is the RDB type byte the value was decoded from (the loader's
+	// encoding rules depend on it); the encoder ignores it.
+	Type byte
+}
+
+// FromBlob reports whether the value was decoded from a compact blob
+// (ziplist, listpack, zipmap or intset), whose encoding Redis 7.0 keeps on
+// load unless the element count exceeds the limit.
+func (v *Value) FromBlob() bool {
+	switch v.Type {
+	case TypeListZiplist, TypeSetIntset, TypeZSetZiplist, TypeHashZiplist, TypeHashListpack, TypeZSetListpack, TypeSetListpack:
+		return true
+	}
+	return false
 }
 
 // Options are the saving parameters of rdb.c that change the bytes.
