@@ -85,21 +85,33 @@ var NoMeta = KeyMeta{ExpireAt: -1, IdleSecs: -1, Freq: -1}
 
 // Key writes one key (rdbSaveKeyValuePair).
 func (w *Writer) Key(key string, v *Value, m KeyMeta) {
+	w.buf = AppendKey(w.buf, key, v, m, &w.opt)
+	w.flush(32 << 10)
+}
+
+// Raw writes records encoded earlier by AppendKey with the same options.
+func (w *Writer) Raw(b []byte) {
+	w.buf = append(w.buf, b...)
+	w.flush(32 << 10)
+}
+
+// AppendKey appends one key as an RDB file stores it (rdbSaveKeyValuePair):
+// its expiry, LRU or LFU data, type, name and value.
+func AppendKey(b []byte, key string, v *Value, m KeyMeta, o *Options) []byte {
 	if m.ExpireAt >= 0 {
-		w.buf = append(w.buf, OpExpireMs)
-		w.buf = AppendMillis(w.buf, m.ExpireAt)
+		b = append(b, OpExpireMs)
+		b = AppendMillis(b, m.ExpireAt)
 	}
 	if m.IdleSecs >= 0 {
-		w.buf = append(w.buf, OpIdle)
-		w.buf = AppendLen(w.buf, uint64(m.IdleSecs))
+		b = append(b, OpIdle)
+		b = AppendLen(b, uint64(m.IdleSecs))
 	}
 	if m.Freq >= 0 {
-		w.buf = append(w.buf, OpFreq, byte(m.Freq))
+		b = append(b, OpFreq, byte(m.Freq))
 	}
-	w.buf = append(w.buf, ObjectType(v))
-	w.buf = AppendString(w.buf, key, w.opt.Compress)
-	w.buf = AppendBody(w.buf, v, &w.opt)
-	w.flush(32 << 10)
+	b = append(b, ObjectType(v))
+	b = AppendString(b, key, o.Compress)
+	return AppendBody(b, v, o)
 }
 
 // Close writes EOF and the checksum and flushes; it returns the first

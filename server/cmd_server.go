@@ -121,6 +121,7 @@ func cmdShutdown(c *client, args [][]byte) {
 		c.fail(s.scriptBusyError())
 		return
 	}
+	s.rdb.shutdownSave = save
 	for _, fn := range shutdownHooks {
 		if err := fn(s, !nosave); err != nil && !force {
 			s.log.Warn("Errors trying to shut down the server", "err", err)

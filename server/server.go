@@ -59,6 +59,7 @@ type Server struct {
 	blk          blockingState // mu: blocked clients and ready keys (blocking.go)
 	loop         *eventLoop    // client I/O (eventloop.go)
 	aof          aofState      // mu (aof.go)
+	rdb          rdbState      // mu: RDB snapshots (rdb_save.go)
 	// cmdStart is when the next top-level command starts (wall clock): set
 	// by the connection loop at the start of a batch and advanced by each
 	// command to its end, so the clock is read once per command (mu).
