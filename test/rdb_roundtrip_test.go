@@ -275,3 +275,73 @@ func TestRDBBackgroundSave(t *testing.T) {
 	}
 	compareDumps(t, rdbKeyDump(t, src), rdbKeyDump(t, dst))
 }
+
+// TestRDBCommandsDiff compares SAVE, BGSAVE and LASTSAVE replies and the
+// INFO persistence field names with redis-server's, each server in a
+// directory of its own.
+func TestRDBCommandsDiff(t *testing.T) {
+	requireRedis(t)
+	redis := startRDBServer(t, false, t.TempDir())
+	ours := startRDBServer(t, true, t.TempDir())
+	both := func(args ...string) (node, node) {
+		t.Helper()
+		return redis.do(t, args...), ours.do(t, args...)
+	}
+	same := func(args ...string) {
+		t.Helper()
+		w, g := both(args...)
+		if string(w.Raw) != string(g.Raw) {
+			t.Errorf("%q:\n redis %q\n ours  %q", args, w.Raw, g.Raw)
+		}
+	}
+	waitBG := func(s *rdbServer) {
+		for i := 0; i < 500; i++ {
+			if strings.Contains(s.do(t, "INFO", "persistence").Str, "rdb_bgsave_in_progress:0") {
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		t.Fatalf("%s: BGSAVE did not finish", s.p.name)
+	}
+	same("SET", "k", "v")
+	same("BGSAVE", "x")
+	same("BGSAVE", "SCHEDULE", "x")
+	same("SAVE", "x")
+	same("LASTSAVE", "x")
+	same("SAVE")
+	same("MULTI")
+	same("BGSAVE")
+	same("EXEC")
+	waitBG(redis)
+	waitBG(ours)
+	same("BGSAVE")
+	waitBG(redis)
+	waitBG(ours)
+	w, g := both("LASTSAVE")
+	if w.Kind != ':' || g.Kind != ':' || g.Int-w.Int > 2 || w.Int-g.Int > 2 {
+		t.Errorf("LASTSAVE: redis %s, ours %s", fmtNode(w), fmtNode(g))
+	}
+	names := func(info string) []string {
+		var out []string
+		for _, line := range strings.Split(info, "\r\n") {
+			if k, _, ok := strings.Cut(line, ":"); ok {
+				out = append(out, k)
+			}
+		}
+		return out
+	}
+	wi, gi := both("INFO", "persistence")
+	if a, b := names(wi.Str), names(gi.Str); !slices.Equal(a, b) {
+		t.Errorf("INFO persistence fields:\n redis %q\n ours  %q", a, b)
+	}
+	for _, f := range []string{"rdb_changes_since_last_save:0", "rdb_bgsave_in_progress:0", "rdb_last_bgsave_status:ok", "rdb_saves:3"} {
+		if !strings.Contains(wi.Str, f) || !strings.Contains(gi.Str, f) {
+			t.Errorf("INFO persistence %s:\n redis %s\n ours  %s", f, wi.Str, gi.Str)
+		}
+	}
+	same("SET", "k", "w")
+	wi, gi = both("INFO", "persistence")
+	if !strings.Contains(wi.Str, "rdb_changes_since_last_save:1") || !strings.Contains(gi.Str, "rdb_changes_since_last_save:1") {
+		t.Errorf("changes after one write:\n redis %s\n ours  %s", wi.Str, gi.Str)
+	}
+}
