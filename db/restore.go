@@ -199,6 +199,19 @@ func (d *DB) LoadKey(key []byte, v *rdb.Value, o RestoreOptions) {
 	d.ks.setAccess(e, o.IdleSecs, o.Freq)
 }
 
+// Reserve sizes an empty database's tables for keys keys, expires of them
+// with a TTL (RDB's RESIZEDB hint, as rdbLoad's dictExpand), so loading
+// does not rehash. Bounded, since the hint comes from the file.
+func (d *DB) Reserve(keys, expires uint64) {
+	const most = 1 << 26
+	if d.data.main.Len() == 0 && keys > 0 {
+		d.data.main.expand(int(min(keys, most)))
+	}
+	if d.data.expires.Len() == 0 && expires > 0 {
+		d.data.expires.expand(int(min(expires, most)))
+	}
+}
+
 // setAccess is objectSetLRUOrLFU: FREQ under an LFU policy, IDLETIME
 // otherwise (-1 leaves the fresh access data).
 func (ks *Keyspace) setAccess(e *entry, idleSecs int64, freq int) {

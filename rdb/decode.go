@@ -42,6 +42,9 @@ type decoder struct {
 	noCRC   bool
 	deep    bool // sanitize-dump-payload: also check duplicates in compact blobs
 	scratch [16]byte
+	keyBuf  []byte // reused by load for keys
+	valBuf  []byte // reused by load for string values
+	strVal  Value
 }
 
 func newDecoder(r io.Reader, size int64) *decoder {
@@ -72,12 +75,20 @@ func (d *decoder) sum(b []byte) {
 }
 
 // readFull reads exactly n bytes into a new slice.
-func (d *decoder) readFull(n uint64) ([]byte, error) {
+func (d *decoder) readFull(n uint64) ([]byte, error) { return d.readFullInto(nil, n) }
+
+// readFullInto reads exactly n bytes into buf's storage when it is large
+// enough, else into a new slice.
+func (d *decoder) readFullInto(buf []byte, n uint64) ([]byte, error) {
 	if n > uint64(d.remaining()) {
 		return nil, d.fail("unexpected end of data")
 	}
 	if n <= maxChunk {
-		b := make([]byte, n)
+		b := buf[:0]
+		if uint64(cap(b)) < n {
+			b = make([]byte, n)
+		}
+		b = b[:n]
 		if _, err := io.ReadFull(d.br, b); err != nil {
 			return nil, d.eof(err)
 		}
@@ -175,13 +186,16 @@ func (d *decoder) readCount() (int, error) {
 }
 
 // readString reads a string in any encoding (rdbGenericLoadStringObject).
-func (d *decoder) readString() ([]byte, error) {
+func (d *decoder) readString() ([]byte, error) { return d.readStringInto(nil) }
+
+// readStringInto is readString reusing buf's storage when it can.
+func (d *decoder) readStringInto(buf []byte) ([]byte, error) {
 	n, enc, err := d.readLen()
 	if err != nil {
 		return nil, err
 	}
 	if !enc {
-		return d.readFull(n)
+		return d.readFullInto(buf, n)
 	}
 	switch n {
 	case encInt8, encInt16, encInt32:
@@ -189,7 +203,7 @@ func (d *decoder) readString() ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		return strconv.AppendInt(nil, signedLE(b), 10), nil
+		return strconv.AppendInt(buf[:0], signedLE(b), 10), nil
 	case encLZF:
 		clen, _, err := d.readLen()
 		if err != nil {

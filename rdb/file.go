@@ -141,7 +141,8 @@ type Handler struct {
 	ResizeDB func(size, expires uint64) error
 	// Key gets each key with its value; db is the current database (0
 	// before any SELECTDB). Empty collections are skipped, as Redis skips
-	// them.
+	// them. key, v itself and a string value's Str are reused after the
+	// call returns: copy what is kept.
 	Key func(db int, key []byte, v *Value, m KeyMeta) error
 }
 
@@ -281,11 +282,21 @@ func (d *decoder) load(h *Handler) error {
 			if !isObjectType(op) && op != TypeSetListpack && op != TypeStreamListpack3 {
 				return d.fail("Unknown RDB encoding type %d", op)
 			}
-			key, err := d.readString()
+			key, err := d.readStringInto(d.keyBuf)
 			if err != nil {
 				return err
 			}
-			v, err := d.readObject(op)
+			d.keyBuf = key
+			var v *Value
+			if op == TypeString {
+				var s []byte
+				s, err = d.readStringInto(d.valBuf)
+				d.valBuf = s
+				d.strVal = Value{Kind: KindString, Str: s, Type: TypeString}
+				v = &d.strVal
+			} else {
+				v, err = d.readObject(op)
+			}
 			if err == ErrEmptyKey {
 				meta = NoMeta
 				continue

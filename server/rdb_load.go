@@ -39,11 +39,17 @@ func (s *Server) loadRDBOnStartLocked() error {
 	start := time.Now()
 	now := s.clock.UnixMilli()
 	loaded, expired := int64(0), int64(0)
+	cur := 0
 	h := &rdb.Handler{
 		SelectDB: func(id int) error {
 			if id >= s.ks.Len() {
 				return fmt.Errorf("FATAL: Data file was created with a Redis server configured to handle more than %d databases. Exiting", s.ks.Len())
 			}
+			cur = id
+			return nil
+		},
+		ResizeDB: func(size, expires uint64) error {
+			s.ks.DB(cur).Reserve(size, expires)
 			return nil
 		},
 		Aux: func(k, v []byte) error {

@@ -98,8 +98,14 @@ func (s *Server) writeRDBHeaderLocked(w *rdb.Writer, aofBase bool) {
 
 // keyRecordLocked appends the record of one key.
 func (s *Server) keyRecordLocked(b []byte, d *db.DB, kv db.KeyView, lru bool, o *rdb.Options) []byte {
-	m := rdb.KeyMeta{ExpireAt: kv.Deadline}
-	m.IdleSecs, m.Freq = s.ks.AccessMeta(kv.Key, d, lru)
+	m := rdb.KeyMeta{ExpireAt: kv.Deadline, IdleSecs: -1, Freq: -1}
+	if lru || s.ks.LFU() {
+		m.IdleSecs, m.Freq = s.ks.AccessMeta(kv.Key, d, lru)
+	}
+	if kv.Type == db.TypeString {
+		sv := rdb.Value{Kind: rdb.KindString, Str: kv.Str}
+		return rdb.AppendKey(b, kv.Key, &sv, m, o)
+	}
 	v := db.ValueOf(kv)
 	if v == nil {
 		return b // a type the codec does not write yet (see rdb/doc.go)
