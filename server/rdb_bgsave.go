@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -48,12 +49,14 @@ var errBGSaveAborted = errors.New("BGSAVE aborted")
 // bgsaveJob is one BGSAVE. Fields marked engine are guarded by the engine
 // lock; the others belong to the goroutine.
 type bgsaveJob struct {
-	start time.Time
-	path  string
-	opt   rdb.Options
-	sum   bool
-	lru   bool
-	abort atomic.Bool
+	start  time.Time
+	path   string
+	opt    rdb.Options
+	sum    bool
+	lru    bool
+	delay  time.Duration // rdb-key-save-delay per key saved (tests slow a save down with it)
+	walked int           // keys serialized by the last walk chunk
+	abort  atomic.Bool
 
 	tracking bool                    // engine
 	dsOf     []int                   // engine: database index -> dataset
@@ -82,7 +85,7 @@ func (s *Server) startBGSaveLocked() error {
 	n := s.ks.Len()
 	j := &bgsaveJob{
 		start: time.Now(), path: s.rdbPathLocked(), opt: s.rdbOptionsLocked(), sum: s.rdbChecksumLocked(),
-		lru: s.saveAccessLocked(), tracking: true, dsOf: make([]int, n), gen: make([]uint32, n),
+		lru: s.saveAccessLocked(), delay: s.rdbKeySaveDelayLocked(), tracking: true, dsOf: make([]int, n), gen: make([]uint32, n),
 		walk: make([]walkPos, n), touched: map[touchedKey]struct{}{}, fresh: map[touchedKey][]byte{},
 		pending: make([][]byte, n), spool: make([]*os.File, n),
 	}
@@ -173,7 +176,24 @@ func (s *Server) bgsave(j *bgsaveJob) error {
 		if err := j.flushPending(); err != nil {
 			return err
 		}
+		if j.delay > 0 && j.walked > 0 {
+			time.Sleep(time.Duration(j.walked) * j.delay)
+			j.walked = 0
+		}
 	}
+}
+
+// rdbKeySaveDelayLocked is rdb-key-save-delay (microseconds per key; a
+// negative value is nanoseconds, as Redis's debugDelay takes it).
+func (s *Server) rdbKeySaveDelayLocked() time.Duration {
+	n, err := strconv.ParseInt(paramOr(&s.cfg, "rdb-key-save-delay", "0"), 10, 64)
+	switch {
+	case err != nil || n == 0:
+		return 0
+	case n < 0:
+		return time.Duration(-n)
+	}
+	return time.Duration(n) * time.Microsecond
 }
 
 // dbOf returns the database index holding dataset ds.
@@ -198,6 +218,7 @@ func (s *Server) bgsaveWalkChunkLocked(j *bgsaveJob, ds int) {
 		if len(rec) == 0 {
 			return
 		}
+		j.walked++
 		b := j.pending[ds]
 		b = binary.AppendUvarint(b, uint64(j.gen[ds]))
 		b = binary.AppendUvarint(b, uint64(len(kv.Key)))

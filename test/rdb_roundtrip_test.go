@@ -239,6 +239,9 @@ func TestRDBBackgroundSave(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// 100 us per key: the save takes about 2 s, so the writes below land
+	// while it runs.
+	src.do(t, "CONFIG", "SET", "rdb-key-save-delay", "100")
 	if n := src.do(t, "BGSAVE"); n.Str != "Background saving started" {
 		t.Fatalf("BGSAVE: %s", fmtNode(n))
 	}
@@ -251,7 +254,10 @@ func TestRDBBackgroundSave(t *testing.T) {
 	src.do(t, "FLUSHDB")
 	src.do(t, "SET", "after-flush", "z")
 	src.do(t, "SELECT", "0")
-	deadline := time.Now().Add(20 * time.Second)
+	if info := src.do(t, "INFO", "persistence").Str; !strings.Contains(info, "rdb_bgsave_in_progress:1") {
+		t.Fatalf("the writes did not happen during the BGSAVE:\n%s", info)
+	}
+	deadline := time.Now().Add(30 * time.Second)
 	for {
 		info := src.do(t, "INFO", "persistence").Str
 		if strings.Contains(info, "rdb_bgsave_in_progress:0") {
