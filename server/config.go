@@ -51,8 +51,8 @@ type Config struct {
 	BusyReplyThreshold int64 // busy-reply-threshold (lua-time-limit), ms
 	ActiveExpireEffort int   // 1..10
 
-	// Persistence. Save is accepted, validated and reported only (no RDB
-	// files); the AOF settings act (aof.go).
+	// Persistence. Save holds the save points of RDB snapshots
+	// (rdb_save.go); the AOF settings act (aof.go).
 	Save                     []SaveParam // save points; empty = "save ''"
 	AppendOnly               bool        // log every write to the AOF
 	AppendFsync              string      // everysec, always or no

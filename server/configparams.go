@@ -162,6 +162,9 @@ func (d paramDef) check(fn func(string) string) paramDef { d.valid = fn; return 
 // typed binds d to a Config field the server acts on.
 func (d paramDef) typed(field any) paramDef { d.field = field; d.effect = true; return d }
 
+// acts marks a parameter read from Params by the code it drives (RDB files).
+func (d paramDef) acts() paramDef { d.effect = true; return d }
+
 // reported binds d to a Config field that is only reported (no effect).
 func (d paramDef) reported(field any) paramDef { d.field = field; return d }
 
@@ -182,12 +185,12 @@ const (
 // paramTable is every Redis 7.0.15 parameter in static_configs order.
 var paramTable = []paramDef{
 	// Bool configs
-	boolParam("rdbchecksum", "", fImm, true),
+	boolParam("rdbchecksum", "", fImm, true).acts(),
 	boolParam("daemonize", "", fImm, false).reported(boolField(func(c *Config) *bool { return &c.Daemonize })),
 	boolParam("io-threads-do-reads", "", fDebug|fImm, false),
 	boolParam("always-show-logo", "", fImm, false),
 	boolParam("protected-mode", "", 0, true),
-	boolParam("rdbcompression", "", 0, true),
+	boolParam("rdbcompression", "", 0, true).acts(),
 	boolParam("rdb-del-sync-files", "", 0, false),
 	boolParam("activerehashing", "", 0, true),
 	boolParam("stop-writes-on-bgsave-error", "", 0, true),
@@ -240,7 +243,7 @@ var paramTable = []paramDef{
 	stringParam("cluster-config-file", "", fImm, "nodes.conf"),
 	stringParam("cluster-announce-hostname", "", 0, "").check(checkHostname),
 	stringParam("syslog-ident", "", fImm, "redis"),
-	stringParam("dbfilename", "", fProt, "dump.rdb").check(checkDBFilename),
+	stringParam("dbfilename", "", fProt, "dump.rdb").check(checkDBFilename).acts(),
 	stringParam("appendfilename", "", fImm, "appendonly.aof").check(checkAOFFilename).
 		typed(stringField(func(c *Config) *string { return &c.AppendFilename })),
 	stringParam("appenddirname", "", fImm, "appendonlydir").check(checkAOFDirname).
@@ -271,7 +274,7 @@ var paramTable = []paramDef{
 		enum: []enumItem{{"no", 0}, {"yes", 1}, {"relative", 1}, {"absolute", 2}}},
 	{name: "acl-pubsub-default", kind: kindEnum, def: "resetchannels",
 		enum: []enumItem{{"allchannels", 1}, {"resetchannels", 0}}},
-	enumParam("sanitize-dump-payload", "", fDebug, "no", "no", "yes", "clients"),
+	enumParam("sanitize-dump-payload", "", fDebug, "no", "no", "yes", "clients").acts(),
 	enumParam("enable-protected-configs", "", fImm, "no", "no", "yes", "local"),
 	enumParam("enable-debug-command", "", fImm, "no", "no", "yes", "local").
 		typed(stringField(func(c *Config) *string { return &c.EnableDebugCommand })),
@@ -314,7 +317,7 @@ var paramTable = []paramDef{
 	intParam("repl-ping-replica-period", "repl-ping-slave-period", 0, 1, cIntMax, 10),
 	intParam("list-compress-depth", "", fDebug, 0, cIntMax, 0).
 		typed(intField(func(c *Config) *int { return &c.ListCompressDepth })),
-	intParam("rdb-key-save-delay", "", fHide, cIntMin, cIntMax, 0),
+	intParam("rdb-key-save-delay", "", fHide, cIntMin, cIntMax, 0).acts(),
 	intParam("key-load-delay", "", fHide, cIntMin, cIntMax, 0),
 	intParam("active-expire-effort", "", 0, 1, 10, 1).typed(intField(func(c *Config) *int { return &c.ActiveExpireEffort })),
 	intParam("hz", "", 0, 0, cIntMax, 10).typed(intField(func(c *Config) *int { return &c.Hz })),
@@ -398,7 +401,7 @@ var paramTable = []paramDef{
 
 	// Special configs
 	specialDef("dir", "", fProt|fDenyL, &dirParam).typed(nil),
-	specialDef("save", "", fMulti, &saveParam),
+	specialDef("save", "", fMulti, &saveParam).acts(),
 	specialDef("client-output-buffer-limit", "", fMulti, &outputBufferParam).typed(nil),
 	specialDef("oom-score-adj-values", "", fMulti, &oomValuesParam),
 	specialDef("notify-keyspace-events", "", 0, &notifyParam).typed(nil),
