@@ -1,7 +1,6 @@
 package rdb
 
 import (
-	"math"
 	"slices"
 	"strconv"
 
@@ -242,6 +241,3 @@ func lpEntrySize(s string) int {
 	}
 	return n + backlenSize(n)
 }
-
-// validScore reports whether f can be a sorted set score (not NaN).
-func validScore(f float64) bool { return !math.IsNaN(f) }
