@@ -35,7 +35,7 @@ func Scan(r io.Reader, size int64, fn func(args [][]byte, start, end int64) erro
 	br := bufio.NewReaderSize(r, 64<<10)
 	var off int64
 	if head, _ := br.Peek(5); IsRDB(head) {
-		n, err := decodeRDB(br, func(args [][]byte) error { return fn(args, 0, 0) })
+		n, err := decodeRDB(br, size, func(args [][]byte) error { return fn(args, 0, 0) })
 		if err != nil {
 			return err
 		}

@@ -5,12 +5,12 @@ package config
 
 // boolParams are the bool configs.
 var boolParams = []paramDef{
-	boolParam("rdbchecksum", "", fImm, true),
+	boolParam("rdbchecksum", "", fImm, true).acted(),
 	boolParam("daemonize", "", fImm, false).typed(boolField(func(c *Config) *bool { return &c.Daemonize })),
 	boolParam("io-threads-do-reads", "", fDebug|fImm, false),
 	boolParam("always-show-logo", "", fImm, false).acted(),
 	boolParam("protected-mode", "", 0, true),
-	boolParam("rdbcompression", "", 0, true),
+	boolParam("rdbcompression", "", 0, true).acted(),
 	boolParam("rdb-del-sync-files", "", 0, false),
 	boolParam("activerehashing", "", 0, true),
 	boolParam("stop-writes-on-bgsave-error", "", 0, true),
@@ -66,7 +66,7 @@ var stringParams = []paramDef{
 	stringParam("cluster-config-file", "", fImm, "nodes.conf"),
 	stringParam("cluster-announce-hostname", "", 0, "").check(checkHostname),
 	stringParam("syslog-ident", "", fImm, "redis").acted(),
-	stringParam("dbfilename", "", fProt, "dump.rdb").check(checkDBFilename),
+	stringParam("dbfilename", "", fProt, "dump.rdb").check(checkDBFilename).acted(),
 	stringParam("appendfilename", "", fImm, "appendonly.aof").check(checkAOFFilename).
 		typed(stringField(func(c *Config) *string { return &c.AppendFilename })),
 	stringParam("appenddirname", "", fImm, "appendonlydir").check(checkAOFDirname).
@@ -99,7 +99,7 @@ var enumParams = []paramDef{
 		enum: []enumItem{{"no", 0}, {"yes", 1}, {"relative", 1}, {"absolute", 2}}},
 	{name: "acl-pubsub-default", kind: kindEnum, def: "resetchannels",
 		enum: []enumItem{{"allchannels", 1}, {"resetchannels", 0}}},
-	enumParam("sanitize-dump-payload", "", fDebug, "no", "no", "yes", "clients"),
+	enumParam("sanitize-dump-payload", "", fDebug, "no", "no", "yes", "clients").acted(),
 	enumParam("enable-protected-configs", "", fImm, "no", "no", "yes", "local"),
 	enumParam("enable-debug-command", "", fImm, "no", "no", "yes", "local").
 		typed(stringField(func(c *Config) *string { return &c.EnableDebugCommand })),

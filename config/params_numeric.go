@@ -39,7 +39,7 @@ var numericParams = []paramDef{
 	intParam("repl-ping-replica-period", "repl-ping-slave-period", 0, 1, cIntMax, 10),
 	intParam("list-compress-depth", "", fDebug, 0, cIntMax, 0).
 		typed(intField(func(c *Config) *int { return &c.ListCompressDepth })),
-	intParam("rdb-key-save-delay", "", fHide, cIntMin, cIntMax, 0),
+	intParam("rdb-key-save-delay", "", fHide, cIntMin, cIntMax, 0).acted(),
 	intParam("key-load-delay", "", fHide, cIntMin, cIntMax, 0),
 	intParam("active-expire-effort", "", 0, 1, 10, 1).typed(intField(func(c *Config) *int { return &c.ActiveExpireEffort })),
 	intParam("hz", "", 0, 0, cIntMax, 10).typed(intField(func(c *Config) *int { return &c.Hz })),

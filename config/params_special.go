@@ -41,7 +41,7 @@ var tlsParams = []paramDef{
 // specialParams are the parameters with their own parser and printer.
 var specialParams = []paramDef{
 	specialDef("dir", "", fProt|fDenyL, &dirParam).typed(nil),
-	specialDef("save", "", fMulti, &saveParam),
+	specialDef("save", "", fMulti, &saveParam).acted(),
 	specialDef("client-output-buffer-limit", "", fMulti, &outputBufferParam).typed(nil),
 	specialDef("oom-score-adj-values", "", fMulti, &oomValuesParam),
 	specialDef("notify-keyspace-events", "", 0, &notifyParam).typed(nil),

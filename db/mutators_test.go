@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/miniwatchd/miniwatchd/protocol"
+	"github.com/miniwatchd/miniwatchd/rdb"
 )
 
 // The write choke point, checked without redis-server (STYLE.md principle 1,
@@ -179,6 +180,26 @@ var mutatorCases = []mutatorCase{
 	{"DB.XGroupDestroy", "XGROUP DESTROY s g", func(d *DB) { xaddGroup(d) }, func(d *DB) { d.XGroupDestroy(b("s"), b("g")) }, nil},
 	{"DB.XAck", "XACK s g 5-0 (not pending)", func(d *DB) { xaddGroup(d) }, func(d *DB) { d.XAck(b("s"), b("g"), []StreamID{{5, 0}}) }, nil},
 
+	// RESTORE (cluster.c restoreCommand): the key is added or replaced and
+	// signalled once; a deadline already past adds nothing and signals only
+	// the deletion of a replaced key. LoadKey (loading an RDB file at start,
+	// before anything can watch) never signals.
+	{"DB.Restore", "RESTORE k 0 payload", none, func(d *DB) {
+		d.Restore(b("k"), &rdb.Value{Kind: rdb.KindString, Str: b("v")}, RestoreOptions{Deadline: -1}, false)
+	}, []string{"k"}},
+	{"DB.Restore", "RESTORE k 0 payload REPLACE", func(d *DB) { setStr(d, "k", "old") }, func(d *DB) {
+		d.Restore(b("k"), &rdb.Value{Kind: rdb.KindString, Str: b("v")}, RestoreOptions{Deadline: -1}, true)
+	}, []string{"k"}},
+	{"DB.Restore", "RESTORE k past-deadline ABSTTL REPLACE (replaced key deleted)", func(d *DB) { setStr(d, "k", "old") }, func(d *DB) {
+		d.Restore(b("k"), &rdb.Value{Kind: rdb.KindString, Str: b("v")}, RestoreOptions{Deadline: 1}, true)
+	}, []string{"k"}},
+	{"DB.Restore", "RESTORE k past-deadline ABSTTL (missing key)", none, func(d *DB) {
+		d.Restore(b("k"), &rdb.Value{Kind: rdb.KindString, Str: b("v")}, RestoreOptions{Deadline: 1}, false)
+	}, nil},
+	{"DB.LoadKey", "a key of an RDB file at start", none, func(d *DB) {
+		d.LoadKey(b("k"), &rdb.Value{Kind: rdb.KindString, Str: b("v")}, RestoreOptions{Deadline: -1})
+	}, nil},
+
 	// Generic.
 	{"DB.Delete", "DEL k", func(d *DB) { setStr(d, "k", "v") }, func(d *DB) { d.Delete(b("k")) }, []string{"k"}},
 	{"DB.Delete", "DEL of a missing key", none, func(d *DB) { d.Delete(b("k")) }, nil},
@@ -305,7 +326,8 @@ var mutatorCases = []mutatorCase{
 // signals (t_stream.c: XSETID, the XGROUP subcommands and XACK call no
 // signalModifiedKey); their rows all expect no announcement.
 var unsignalledMutators = map[string]bool{
-	"DB.XSetID": true, "DB.XGroupSetID": true, "DB.XGroupCreateConsumer": true,
+	"DB.LoadKey": true, // loading at start: nothing can watch yet (dbAddRDBLoad)
+	"DB.XSetID":  true, "DB.XGroupSetID": true, "DB.XGroupCreateConsumer": true,
 	"DB.XGroupDelConsumer": true, "DB.XGroupDestroy": true, "DB.XAck": true,
 }
 
@@ -323,7 +345,10 @@ var readOnlyMethods = []string{
 	"DB.UsedMemory", "DB.KeyMemory", "DB.Walk", "DB.View", "DB.ReadyType", "DB.StoredType",
 	"DB.LookupSet", "DB.ReadSets", "DB.SetInterSet", "DB.SetUnion", "DB.SetDiff", "DB.GetString",
 	"DB.GetStringForWrite", "DB.ReadZSources", "DB.LookupZSet", "DB.PFCountUnion", "DB.SortPatternValue",
-	"Keyspace.SetExpiryPaused", "Keyspace.StreamNow",
+	"Keyspace.SetExpiryPaused", "Keyspace.StreamNow", "Keyspace.AccessMeta",
+	// RDB: write-lookup existence (RESTORE's BUSYKEY), DUMP's read, the
+	// RESIZEDB table sizing of an empty db.
+	"DB.ExistsForWrite", "DB.LookupView", "DB.Reserve",
 	// Streams: lookups, the group session a reader opens, and the values.
 	"DB.LookupStream", "DB.LookupStreamForWrite", "DB.LookupStreamQuiet", "DB.OpenGroup", "DB.OpenGroupQuiet",
 	"GroupSession.Changed", "GroupSession.Consumer",

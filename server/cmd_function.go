@@ -5,6 +5,7 @@ import (
 
 	"github.com/miniwatchd/miniwatchd/glob"
 	"github.com/miniwatchd/miniwatchd/protocol"
+	"github.com/miniwatchd/miniwatchd/rdb"
 	"github.com/miniwatchd/miniwatchd/script"
 )
 
@@ -187,7 +188,7 @@ func cmdFunctionStats(c *client, args [][]byte) {
 }
 
 func cmdFunctionDump(c *client, args [][]byte) {
-	c.w.Bulk(dumpFunctions(c.srv.functionsLocked().Snapshot()))
+	c.w.Bulk(rdb.DumpFunctions(c.srv.functionsLocked().Snapshot()))
 }
 
 func cmdFunctionRestore(c *client, args [][]byte) {
@@ -208,8 +209,11 @@ func cmdFunctionRestore(c *client, args [][]byte) {
 			return
 		}
 	}
-	codes, errText := parseFunctionDump(args[2])
-	if errText == "" {
+	codes, err := rdb.ParseFunctions(args[2])
+	errText := ""
+	if err != nil {
+		errText = err.Error()
+	} else {
 		errText = c.srv.functionsLocked().Restore(codes, policy)
 	}
 	if errText != "" {

@@ -115,6 +115,7 @@ func cmdShutdown(c *client, args [][]byte) {
 		c.fail(s.scriptBusyError())
 		return
 	}
+	s.rdb.shutdownSave = save
 	for _, fn := range s.hooks.shutdown {
 		if err := fn(s, !nosave); err != nil && !force {
 			s.log.Warn("Errors trying to shut down the server", "err", err)

@@ -233,10 +233,7 @@ func bytesHuman(n int64) string {
 func (s *Server) infoPersistence(b *strings.Builder) {
 	field(b, "loading", 0)
 	field(b, "async_loading", 0)
-	field(b, "rdb_changes_since_last_save", s.ks.Stats.Dirty)
-	field(b, "rdb_bgsave_in_progress", 0)
-	field(b, "rdb_last_save_time", s.startTime.Unix())
-	field(b, "rdb_last_bgsave_status", "ok")
+	s.infoRDBLocked(b) // rdb_load.go
 	// The AOF fields follow (aof_info.go's infoAOF, through hooks.info).
 }
 

@@ -68,6 +68,8 @@ var commandFamilies = [][]commandDef{
 	streamGroupCommands,   // cmd_streamgroup.go: XGROUP *, XACK, XCLAIM, XAUTOCLAIM, XPENDING
 	streamReadCommands,    // cmd_streamread.go: XREAD, XREADGROUP
 	streamInfoCommands,    // cmd_streaminfo.go: XINFO *
+	dumpCommands,          // cmd_dump.go: DUMP, RESTORE, RESTORE-ASKING
+	saveCommands,          // rdb_save.go: SAVE, BGSAVE, LASTSAVE
 }
 
 // hooks are the server's hook points. Each runs under the engine lock
@@ -160,12 +162,14 @@ func (s *Server) wire() {
 	h.start = append(h.start,
 		(*Server).aofStartLocked,    // aof.go
 		(*Server).memoryStartLocked, // memory.go
+		(*Server).rdbStartLocked,    // rdb_save.go
 		(*Server).logStartLocked,    // log_redis.go: loglevel
 		(*Server).opsStartLocked,    // ops.go: slowlog, latency, min-replicas, unixsocket
 	)
 	// loadDataFromDisk.
 	h.load = append(h.load,
 		(*Server).openAOFOnStartLocked, // aof.go (loadAppendOnlyFiles)
+		(*Server).loadRDBOnStartLocked, // rdb_load.go (rdbLoad, when the AOF is off)
 	)
 
 	// processCommand, before the lookup: server.current_client and the
@@ -202,6 +206,7 @@ func (s *Server) wire() {
 	// before subscribers are sent "expired" or "evicted".
 	h.keyModified = append(h.keyModified,
 		rewriteKeyModified,       // aof_rewrite.go: the rewrite re-copies the key
+		bgsaveKeyModified,        // rdb_save.go: a BGSAVE in progress re-copies the key too
 		trackingKeyModified,      // tracking.go: trackingInvalidateKey
 		streamReadersKeyModified, // cmd_stream.go: signalDeletedKeyAsReady for stream readers
 	)
@@ -214,11 +219,13 @@ func (s *Server) wire() {
 	)
 	h.flushed = append(h.flushed,
 		rewriteFlushed,       // aof_rewrite.go
+		bgsaveFlushed,        // rdb_save.go
 		trackingFlushed,      // tracking.go: trackingInvalidateKeysOnFlush
 		streamReadersFlushed, // cmd_stream.go: stream readers of the flushed db
 	)
 	h.swapped = append(h.swapped,
 		rewriteSwapped,  // aof_rewrite.go
+		bgsaveSwapped,   // rdb_save.go
 		blockingSwapped, // blocking.go: scanDatabaseForReadyKeys of both dbs
 	)
 
@@ -265,12 +272,14 @@ func (s *Server) wire() {
 	h.cron = append(h.cron,
 		(*Server).aofCronLocked,    // aof.go
 		(*Server).memoryCronLocked, // memory.go
+		(*Server).rdbCronLocked,    // rdb_save.go: save points, BGSAVE SCHEDULE
 		(*Server).pauseCronLocked,  // ops.go: end of CLIENT PAUSE
 	)
 
 	// prepareForShutdown: flush and fsync the AOF.
 	h.shutdown = append(h.shutdown,
 		(*Server).aofShutdownLocked, // aof.go
+		(*Server).rdbShutdownLocked, // rdb_save.go: stop a BGSAVE, SAVE on shutdown
 	)
 
 	// CONFIG RESETSTAT: the latency histograms (resetServerStats).
@@ -304,5 +313,6 @@ func (s *Server) wire() {
 	// Close: the AOF's final write, fsync and close.
 	h.close = append(h.close,
 		(*Server).closeAOF, // aof.go
+		(*Server).closeRDB, // rdb_save.go
 	)
 }
