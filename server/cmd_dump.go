@@ -19,7 +19,6 @@ var dumpCommands = []commandDef{
 	{"restore-asking", cmdRestore},
 }
 
-
 var (
 	errBusyKey        = protocol.Error("BUSYKEY Target key name already exists.")
 	errInvalidTTL     = protocol.Error("ERR Invalid TTL value, must be >= 0")
