@@ -116,6 +116,9 @@ func (s *Server) rejectCommand(c *client, cmd *command, err protocol.Error) {
 	if cmd != nil {
 		cmd.rejected.Add(1)
 		if cmd.name == "exec" {
+			if c.multi.Active() {
+				s.noteExecLocked(c, execAbortErr) // watch_obs.go
+			}
 			s.discardTransactionLocked(c)
 			msg := string(err)
 			c.fail(protocol.Error("EXECABORT Transaction discarded because of: " + msg))
@@ -153,6 +156,7 @@ func (s *Server) call(c *client, cmd *command, args [][]byte) {
 func (s *Server) callTimed(c *client, cmd *command, args [][]byte, start time.Time) time.Time {
 	errs := s.stats.totalErrorReplies
 	at := len(c.w.Buf)
+	s.setTouchContextLocked(c, cmd) // watch_obs.go: explains the watchers it dirties
 	if s.aof.prop.on {
 		s.callPropagating(c, cmd, args) // aof_propagate.go
 	} else {

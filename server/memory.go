@@ -103,6 +103,7 @@ func (s *Server) applyMemoryConfigLocked() error {
 		p = expire.NoEviction
 	}
 	s.mem.policy = p
+	s.ks.TouchContext().Policy = s.cfg.MaxMemoryPolicy // explanations of evictions name it
 	s.ks.SetLFU(p.LFU(), s.cfg.LFULogFactor, s.cfg.LFUDecayTime)
 	s.ks.SetNoSharedIntegers(s.cfg.MaxMemory != 0 && (p.LFU() || p.LRU()))
 	if s.cfg.MaxMemory != 0 {

@@ -109,6 +109,9 @@ type hooks struct {
 	// INFO (info.go; Redis genRedisInfoString): fields appended to a
 	// section after the section's own.
 	info map[string][]func(s *Server, b *strings.Builder)
+	// INFO sections of our own, printed after Redis's for their name or
+	// INFO everything only.
+	infoOwn []infoOwnSection
 
 	// handleClientsBlockedOnKeys (blocking.go): how a client blocked on a
 	// key of each kind is served (Redis serveClientsBlockedOnKey's switch).
@@ -143,8 +146,9 @@ func (s *Server) wire() {
 	// initServer: the AOF's state and its CONFIG SET hooks, then the
 	// startup heap and maxmemory's.
 	h.start = append(h.start,
-		(*Server).aofStartLocked,    // aof.go
-		(*Server).memoryStartLocked, // memory.go
+		(*Server).aofStartLocked,      // aof.go
+		(*Server).memoryStartLocked,   // memory.go
+		(*Server).watchObsStartLocked, // watch_obs.go: watch-hotkeys-size, watch-compat
 	)
 	// loadDataFromDisk.
 	h.load = append(h.load,
@@ -247,14 +251,19 @@ func (s *Server) wire() {
 		(*Server).aofShutdownLocked, // aof.go
 	)
 
-	// CONFIG RESETSTAT: nothing beyond the server's own counters yet.
-	h.resetStat = nil
+	// CONFIG RESETSTAT: beyond the server's own counters.
+	h.resetStat = append(h.resetStat,
+		watchResetStat, // watch_obs.go: INFO watch's counters
+	)
 
 	// genRedisInfoString: fields appended to sections.
 	h.info = map[string][]func(s *Server, b *strings.Builder){
 		"memory":      {infoScriptsMemory}, // script_info.go: used_memory_lua, scripts, functions
 		"persistence": {(*Server).infoAOF}, // aof_info.go
 		"stats":       {infoPubSubStats},   // pubsub_hooks.go: pubsub_*, tracking_*
+	}
+	h.infoOwn = []infoOwnSection{
+		{"watch", infoWatch}, // watch_obs.go
 	}
 
 	// serveClientsBlockedOnKey.
