@@ -133,7 +133,9 @@ func (s *Server) infoClients(b *strings.Builder) {
 	field(b, "client_recent_max_output_buffer", 0)
 	field(b, "blocked_clients", s.blockedClientsLocked())
 	field(b, "tracking_clients", s.trackingClientsLocked())
+	s.infoWatchingClients(b) // watch_compat.go: redis-7.4 only
 	field(b, "clients_in_timeout_table", s.clientsInTimeoutTableLocked())
+	s.infoTotalWatchedKeys(b) // watch_compat.go: redis-7.4 only
 }
 
 // blockedClientsLocked is INFO's blocked_clients.

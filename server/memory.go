@@ -79,7 +79,7 @@ func oomCheck(s *Server, c *client, cmd *command) protocol.Error {
 	}
 	oom := s.performEvictionsLocked() == expire.EvictFail
 	reject := cmd.has(flagDenyOOM) || (cmd.name == "exec" && c.multi.HasDenyOOM())
-	if c.multi.Active() {
+	if c.multi.Active() && s.wobs.compat.refusesAllWhileQueueingOOM() { // watch_compat.go
 		switch cmd.name {
 		case "exec", "discard", "quit", "reset":
 		default:

@@ -164,7 +164,7 @@ func (r *scriptRun) Call(args [][]byte, proto int) ([]byte, string) {
 	if (cmd.arity > 0 && cmd.arity != len(args)) || len(args) < -cmd.arity {
 		return nil, "Wrong number of args calling Redis command from script"
 	}
-	if cmd.has(flagNoScript) {
+	if cmd.has(flagNoScript) && !s.wobs.compat.blockingInScript(cmd) { // watch_compat.go
 		return nil, "This Redis command is not allowed from script"
 	}
 	if r.readOnly && cmd.has(flagWrite|flagMayReplicate) {

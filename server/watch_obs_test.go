@@ -102,7 +102,7 @@ func TestWatchWhyCauses(t *testing.T) {
 		{name: "exec-body", setup: [][]string{set}, breakB: [][]string{{"MULTI"}, {"PING"}, {"DEL", "k"}, {"EXEC"}}, cause: "write", cmd: "del", by: "B"},
 		{name: "eviction", setup: [][]string{{"SET", "k", strings.Repeat("x", 1<<20)}},
 			breakB: [][]string{{"CONFIG", "SET", "maxmemory-policy", "allkeys-random"}, {"CONFIG", "SET", "maxmemory", "1"}, {"GET", "nothing"}, {"CONFIG", "SET", "maxmemory", "0"}},
-			cause: "evicted", by: "server"},
+			cause:  "evicted", by: "server"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
