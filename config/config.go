@@ -94,6 +94,7 @@ type Config struct {
 	// patterns so CONFIG GET * stays Redis's; params_ours.go).
 	WatchCompat      string // watch-compat: redis-7.0 (default), redis-7.2, redis-7.4, valkey-8
 	WatchHotKeysSize int    // watch-hotkeys-size: entries of the hot watched keys summary
+	WatchAbortEvents bool   // watch-abort-events: publish every aborted EXEC on __watch__:aborts
 
 	LogLevel string // debug, verbose, notice or warning
 	LogFile  string // "" = standard output

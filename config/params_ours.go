@@ -11,6 +11,10 @@ var ourParams = []paramDef{
 		typed(stringField(func(c *Config) *string { return &c.WatchCompat })),
 	// watch-hotkeys-size is the number of entries of the hot watched keys
 	// summary (DEBUG WATCH HOTKEYS); 0 turns it off.
+	// watch-abort-events publishes each EXEC aborted by a touched watched
+	// key on the channel __watch__:aborts (off by default).
+	boolParam("watch-abort-events", "", fHide, false).
+		typed(boolField(func(c *Config) *bool { return &c.WatchAbortEvents })),
 	intParam("watch-hotkeys-size", "", fHide, 0, 1<<20, 128).
 		typed(intField(func(c *Config) *int { return &c.WatchHotKeysSize })),
 }

@@ -126,6 +126,9 @@ func (s *Server) noteExecLocked(c *client, o execOutcome) {
 			}
 			w.byPolicy[why.Policy]++
 		}
+		if s.cfg.WatchAbortEvents {
+			s.publishWatchAbortLocked(c, cause, why)
+		}
 		if w.hot != nil && c.watch.Explained() {
 			cmd, name := why.Cmd, why.ByName
 			if cmd == "" {
@@ -241,4 +244,20 @@ func infoWatch(s *Server, b *strings.Builder) {
 type infoOwnSection struct {
 	name string
 	fn   func(s *Server, b *strings.Builder)
+}
+
+// watchAbortChannel carries abort events when watch-abort-events is yes.
+const watchAbortChannel = "__watch__:aborts"
+
+// publishWatchAbortLocked publishes one abort event: the aborted client
+// and DEBUG WATCH WHY's fields as name=value words, the key last (the rest
+// of the message, spaces included).
+func (s *Server) publishWatchAbortLocked(c *client, cause watch.Cause, w *watch.Why) {
+	by := "server"
+	if w.ByID >= 0 {
+		by = fmt.Sprintf("id=%d name=%s addr=%s", w.ByID, w.ByName, w.ByAddr)
+	}
+	msg := fmt.Sprintf("client-id=%d client-name=%s cause=%s by=[%s] command=%s policy=%s at-ms=%d after-watch-ms=%d db=%d key=%s",
+		c.id, c.name, cause, by, w.Cmd, w.Policy, w.AtMs, w.AtMs-w.WatchedAtMs, w.DB, w.Key)
+	s.publishLocked([]byte(watchAbortChannel), []byte(msg), false)
 }

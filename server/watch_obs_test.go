@@ -296,3 +296,47 @@ func TestDebugWatchHotKeys(t *testing.T) {
 		t.Errorf("RESP3 WHY = %q", r)
 	}
 }
+
+// TestWatchAbortEvents: off by default; with watch-abort-events yes each
+// aborted EXEC is published on __watch__:aborts with the explanation.
+func TestWatchAbortEvents(t *testing.T) {
+	s := startTestServer(t)
+	a, b, sub := dialTest(t, s), dialTest(t, s), dialTest(t, s)
+	sub.do("SUBSCRIBE", "__watch__:aborts")
+	abort := func() {
+		a.do("WATCH", "my key")
+		b.do("SET", "my key", "1")
+		a.do("MULTI")
+		a.do("EXEC")
+	}
+	abort()
+	if r := sub.read(100 * time.Millisecond); r != "" {
+		t.Fatalf("event while off: %q", r)
+	}
+	b.do("CONFIG", "SET", "watch-abort-events", "yes")
+	b.do("CLIENT", "SETNAME", "w")
+	abort()
+	r := sub.read(2 * time.Second)
+	if !strings.Contains(r, "cause=write by=[id="+clientID(t, b)+" name=w addr=127.0.0.1:") || !strings.HasSuffix(r, "command=set policy= at-ms="+r[strings.Index(r, "at-ms=")+6:strings.Index(r, " after")]+" after-watch-ms=0 db=0 key=my key\r\n") {
+		t.Errorf("event = %q", r)
+	}
+}
+
+// TestWatchWhyBlockedService: the service of a blocked BLMOVE touches its
+// destination on behalf of the blocked client.
+func TestWatchWhyBlockedService(t *testing.T) {
+	s := startTestServer(t)
+	a, b, c := dialTest(t, s), dialTest(t, s), dialTest(t, s)
+	c.do("CLIENT", "SETNAME", "mover")
+	a.do("WATCH", "dst")
+	c.send("BLMOVE", "src", "dst", "LEFT", "LEFT", "0")
+	time.Sleep(50 * time.Millisecond)
+	b.do("RPUSH", "src", "x")
+	if r := c.read(2 * time.Second); r != "$1\r\nx\r\n" {
+		t.Fatalf("BLMOVE = %q", r)
+	}
+	w := whyOf(t, a)
+	if w["key"] != "dst" || w["client-name"] != "mover" || w["command"] != "blmove" || w["cause"] != "write" {
+		t.Errorf("why = %v", w)
+	}
+}
