@@ -56,7 +56,7 @@ func (s *Server) processCommand(c *client, args [][]byte) bool {
 		s.rejectCommand(c, cmd, protocol.ErrNoAuth)
 		return true
 	}
-	if c.multi.Active() && cmd.has(flagNoMulti) {
+	if c.multi.Active() && (cmd.has(flagNoMulti) || s.wobs.compat.noMulti(cmd)) { // watch_compat.go
 		s.rejectCommand(c, cmd, protocol.ErrNoMulti)
 		return true
 	}

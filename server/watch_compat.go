@@ -76,3 +76,12 @@ func (s *Server) infoTotalWatchedKeys(b *strings.Builder) {
 	}
 	field(b, "total_watched_keys", s.ks.TouchContext().Stats.Keys)
 }
+
+// noMulti: Valkey 8 flags MULTI and WATCH no-multi (valkey-io/valkey #723,
+// in 8.0): a nested MULTI or a WATCH inside MULTI is refused with "ERR
+// Command not allowed inside a transaction" and, being rejected, poisons
+// the transaction, so EXEC replies EXECABORT. Redis 7.0 to 7.4 reply their
+// own errors and let the transaction run (spec W-7, E-7).
+func (p compatProfile) noMulti(cmd *command) bool {
+	return p == compatValkey8 && (cmd.name == "multi" || cmd.name == "watch")
+}

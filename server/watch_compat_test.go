@@ -79,3 +79,32 @@ func TestCompatInfoWatchFields(t *testing.T) {
 		t.Errorf("redis-7.4 INFO clients = %q, want %q", r, want)
 	}
 }
+
+// Source: valkey-io/valkey #723 (Valkey 8.0: MULTI and WATCH get the
+// NO_MULTI flag, so inside MULTI they are rejected and abort the
+// transaction); spec watch.md W-7 and E-7 for Redis 7.0.
+func TestCompatValkeyWatchInsideMulti(t *testing.T) {
+	s := startTestServer(t)
+	c := dialTest(t, s)
+	for _, tc := range []struct{ profile, watch, multi, exec string }{
+		{"redis-7.0", "-ERR WATCH inside MULTI is not allowed\r\n", "-ERR MULTI calls can not be nested\r\n", "*1\r\n+PONG\r\n"},
+		{"valkey-8", "-ERR Command not allowed inside a transaction\r\n", "-ERR Command not allowed inside a transaction\r\n",
+			"-EXECABORT Transaction discarded because of previous errors.\r\n"},
+	} {
+		c.do("CONFIG", "SET", "watch-compat", tc.profile)
+		for _, cmd := range [][]string{{"WATCH", "k"}, {"MULTI"}} {
+			c.do("MULTI")
+			want := tc.watch
+			if cmd[0] == "MULTI" {
+				want = tc.multi
+			}
+			if r := c.do(cmd...); r != want {
+				t.Errorf("%s: %v inside MULTI = %q, want %q", tc.profile, cmd, r, want)
+			}
+			c.do("PING")
+			if r := c.do("EXEC"); r != tc.exec {
+				t.Errorf("%s: EXEC after %v = %q, want %q", tc.profile, cmd, r, tc.exec)
+			}
+		}
+	}
+}
