@@ -91,6 +91,12 @@ type Config struct {
 	LazyfreeLazyUserDel   bool
 	LazyfreeLazyUserFlush bool
 
+	// WATCH observability (parameters of our own, hidden from CONFIG GET
+	// patterns so CONFIG GET * stays Redis's; params_ours.go).
+	WatchCompat      string // watch-compat: redis-7.0 (default), redis-7.2, redis-7.4, valkey-8
+	WatchHotKeysSize int    // watch-hotkeys-size: entries of the hot watched keys summary
+	WatchAbortEvents bool   // watch-abort-events: publish every aborted EXEC on __watch__:aborts
+
 	LogLevel string // debug, verbose, notice or warning
 	LogFile  string // "" = standard output
 	// Daemonize is accepted for compatibility with redis.conf files, but
@@ -142,6 +148,8 @@ func DefaultConfig() Config {
 		LFULogFactor:              10,
 		LFUDecayTime:              1,
 		BusyReplyThreshold:        5000,
+		WatchCompat:               "redis-7.0",
+		WatchHotKeysSize:          128,
 		ActiveExpireEffort:        1,
 
 		Save:                     []SaveParam{{3600, 1}, {300, 100}, {60, 10000}},

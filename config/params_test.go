@@ -77,8 +77,9 @@ func TestParamTableShape(t *testing.T) {
 	}
 	// Redis 7.0.15: 179 parameters and 19 aliases (CONFIG GET * lists 192
 	// names; 6 more are hidden).
-	if primaries != 179 || aliases != 19 {
-		t.Errorf("table has %d parameters and %d aliases, want 179 and 19", primaries, aliases)
+	// Plus our own (params_ours.go).
+	if primaries != 179+len(ourParams) || aliases != 19 {
+		t.Errorf("table has %d parameters and %d aliases, want 179+%d and 19", primaries, aliases, len(ourParams))
 	}
 }
 
@@ -119,7 +120,7 @@ func TestDefaultConfigMatchesTable(t *testing.T) {
 		}
 	}
 	wd, _ := os.Getwd()
-	if got := Params(); len(got) != 179 || cfgGet(newTestParams(cfg), "dir") != wd {
+	if got := Params(); len(got) != 179+len(ourParams) || cfgGet(newTestParams(cfg), "dir") != wd {
 		t.Errorf("names() has %d entries, dir %q", len(got), cfgGet(newTestParams(cfg), "dir"))
 	}
 }
@@ -666,6 +667,9 @@ func TestConfigMatchesRedis(t *testing.T) {
 	}
 	defaults := map[string]string{} // every name, hidden ones included
 	for _, e := range paramIndex.entries {
+		if IsOurParam(e.def.name) {
+			continue // miniwatchd's own: Redis has no such parameter
+		}
 		if e.def.flags&paramHidden == 0 {
 			defaults[e.name] = redisDefaults[e.name]
 			continue
@@ -684,6 +688,9 @@ func TestConfigMatchesRedis(t *testing.T) {
 		switch e.def.name {
 		case "bind", "requirepass":
 			continue // changing them would cut the test's connection
+		}
+		if IsOurParam(e.def.name) {
+			continue
 		}
 		for _, v := range append(outOfBounds(e.def), sweep...) {
 			cases = append(cases, cfgSetCase{args: []string{e.name, v}, get: []string{e.name, ""}})

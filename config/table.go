@@ -180,7 +180,7 @@ const (
 
 // paramTable is every Redis 7.0.15 parameter in static_configs order: the
 // groups of params_basic.go, params_numeric.go and params_special.go.
-var paramTable = slices.Concat(boolParams, stringParams, enumParams, numericParams, tlsParams, specialParams)
+var paramTable = slices.Concat(boolParams, stringParams, enumParams, numericParams, tlsParams, specialParams, ourParams)
 
 // Primary names of the parameters whose apply step touches TLS (applyTlsCfg
 // and applyTLSPort in Redis).

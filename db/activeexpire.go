@@ -1,6 +1,10 @@
 package db
 
-import "time"
+import (
+	"time"
+
+	"github.com/miniwatchd/miniwatchd/watch"
+)
 
 // Active expiry support: one pass of Redis 7.0's activeExpireCycle over one
 // database. The cycle's control (time budget, effort, which db is next, the
@@ -49,7 +53,7 @@ func (d *DB) ActiveExpireStep(now int64, keysPerLoop int) ExpireStepResult {
 			res.Sampled++
 		})
 		for _, e := range stale {
-			d.removeEntry(e, RemoveExpired)
+			d.removeEntry(e, RemoveExpired, watch.CauseExpiredActive)
 			res.Expired++
 		}
 		stale = stale[:0]
@@ -79,7 +83,7 @@ func (d *DB) ExpireAllStale(now int64) int {
 		return true
 	})
 	for _, e := range stale {
-		d.removeEntry(e, RemoveExpired)
+		d.removeEntry(e, RemoveExpired, watch.CauseExpiredActive)
 	}
 	return len(stale)
 }

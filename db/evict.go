@@ -1,5 +1,7 @@
 package db
 
+import "github.com/miniwatchd/miniwatchd/watch"
+
 // Eviction support: sampling keys with their eviction scores and removing a
 // chosen key through the single removal path. The policy and the candidate
 // pool live in package expire.
@@ -88,7 +90,7 @@ func (d *DB) Evict(key string, volatile bool) bool {
 	if e == nil || (volatile && !e.hasTTL()) {
 		return false
 	}
-	d.removeEntry(e, RemoveEvicted)
+	d.removeEntry(e, RemoveEvicted, watch.CauseEvicted)
 	return true
 }
 

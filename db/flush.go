@@ -79,7 +79,7 @@ func (d *DB) touchAllWatched(other *DB) {
 				r.SetExpired(true) // a missing key is replaced by a stale one
 				continue
 			}
-			r.Client().MarkDirty()
+			r.MarkClientDirty() // explained by the command in the touch context
 		}
 	})
 }

@@ -47,6 +47,7 @@ type Keyspace struct {
 	noShared bool  // see SetNoSharedIntegers
 	limits   EncodingLimits
 	Stats    Stats
+	touch    watch.Context // the current touch context (TouchContext)
 
 	shrinkHeld int // see HoldShrink (persist.go)
 
@@ -63,8 +64,10 @@ func (k *Keyspace) SetExpiryPaused(on bool) { k.expiryPaused = on }
 func NewKeyspace(n int) *Keyspace {
 	ks := &Keyspace{lfuLog: 10, lfuDecay: 1, limits: DefaultEncodingLimits()}
 	ks.dbs = make([]*DB, n)
+	ks.touch.SetClock(&ks.nowMs)
 	for i := range ks.dbs {
 		ks.dbs[i] = &DB{id: i, ks: ks, data: &dataset{}}
+		ks.dbs[i].watched.SetContext(&ks.touch)
 	}
 	return ks
 }
@@ -86,6 +89,10 @@ func (ks *Keyspace) Now() int64 { return ks.nowMs }
 func (ks *Keyspace) SetLFU(on bool, logFactor, decayTime int) {
 	ks.lfu, ks.lfuLog, ks.lfuDecay = on, logFactor, decayTime
 }
+
+// TouchContext returns the touch context every database's watchers are
+// explained by (watch.Context): the server fills it before each command.
+func (ks *Keyspace) TouchContext() *watch.Context { return &ks.touch }
 
 // Len returns the number of databases.
 func (ks *Keyspace) Len() int { return len(ks.dbs) }
@@ -196,7 +203,7 @@ func (d *DB) expireIfNeeded(e *entry, keep bool) bool {
 		return false
 	}
 	if !keep && !d.ks.expiryPaused {
-		d.removeEntry(e, RemoveExpired)
+		d.removeEntry(e, RemoveExpired, watch.CauseExpiredLazy)
 	}
 	return true
 }
@@ -213,7 +220,11 @@ const (
 // removeEntry is the single removal path for expiry and eviction (Redis's
 // deleteExpiredKeyAndPropagate and the eviction loop): delete, count, raise
 // the event, touch the watchers.
-func (d *DB) removeEntry(e *entry, why RemoveReason) {
+// cause is how the watchers' explanations name it (lazy or active expiry,
+// eviction).
+func (d *DB) removeEntry(e *entry, why RemoveReason, cause watch.Cause) {
+	prev := d.ks.touch.BeginRemoval(cause)
+	defer d.ks.touch.EndRemoval(prev)
 	key := e.key()
 	d.unlink(e)
 	ev := EvExpired
@@ -254,7 +265,7 @@ type RemovalObserver interface {
 // removeEntry directly).
 func (d *DB) removeIfStale(e *entry) bool {
 	if d.stale(e) {
-		d.removeEntry(e, RemoveExpired)
+		d.removeEntry(e, RemoveExpired, watch.CauseExpiredLazy)
 		return true
 	}
 	return false

@@ -369,6 +369,7 @@ func (s *Server) serveWaitListLocked(d *db.DB, wl *waitList, kind blockKind) {
 		case c.killed.Load():
 			s.unblockClientLocked(c) // being freed: it must not take data
 		default:
+			s.setTouchContextClientLocked(c) // watch_obs.go
 			served, deleted := s.hooks.serveBlocked[kind](s, c, d, wl.key)
 			if !served {
 				return

@@ -36,6 +36,7 @@ type client struct {
 	libVer        string // engine: CLIENT SETINFO lib-ver
 	watch         watch.Client
 	multi         multi.State
+	lastExec      execOutcome    // engine: how the client's last EXEC ended (watch_obs.go)
 	blocked       *blockedClient // engine: non-nil while blocked (blocking.go)
 	ps            clientPubSub   // engine: subscriptions and client-side caching
 

@@ -46,6 +46,8 @@ var debugHelp = []string{
 	"    default.",
 	"SLEEP <seconds>",
 	"    Stop the server for <seconds>. Decimals allowed.",
+	"WATCH WHY|HOTKEYS [COUNT <n>]|RESET",
+	"    Explain this client's aborted EXEC, list or reset the hot watched keys (miniwatchd).",
 	"HELP",
 	"    Print this help.",
 }
@@ -91,6 +93,8 @@ func cmdDebug(c *client, args [][]byte) {
 			info.Encoding, s.ks.LRUClock(), info.IdleMs/1000))
 	case sub == "clock":
 		debugClock(c, args)
+	case sub == "watch": // debug_watch.go: WHY, HOTKEYS, RESET
+		debugWatch(c, args)
 	case sub == "active-expire-cycle" && len(args) == 2:
 		c.w.Int(int64(expire.SweepLocked(s.ks, s.clock.UnixMilli)))
 	default:

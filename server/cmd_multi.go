@@ -3,6 +3,7 @@ package server
 import (
 	"github.com/miniwatchd/miniwatchd/multi"
 	"github.com/miniwatchd/miniwatchd/protocol"
+	"github.com/miniwatchd/miniwatchd/watch"
 )
 
 // WATCH, UNWATCH, MULTI, EXEC, DISCARD (Redis multi.c; spec sections 1-3).
@@ -20,6 +21,8 @@ func cmdWatch(c *client, args [][]byte) {
 		c.fail(protocol.ErrWatchInMulti)
 		return
 	}
+	s := c.srv
+	s.noteWatchLocked()
 	if !c.watch.Dirty() {
 		for _, key := range args[1:] {
 			c.watch.Watch(c.db.Watched(), c.db.ID(), string(key), c.db.KeyIsExpired(key))
@@ -64,19 +67,22 @@ func cmdExec(c *client, args [][]byte) {
 		c.fail(protocol.ErrExecNoMulti)
 		return
 	}
-	if s.watchedKeyExpiredLocked(c) {
-		c.watch.MarkDirty() // T-3: a watched live key ran out of time
+	if r := s.watchedKeyExpiredLocked(c); r != nil {
+		c.watch.MarkDirtyExpired(r) // T-3: a watched live key ran out of time
 	}
 	switch c.multi.Decide(c.watch.Dirty()) {
 	case multi.AbortExec:
+		s.noteExecLocked(c, execAbortErr)
 		c.fail(protocol.ErrExecAbort)
 		s.discardTransactionLocked(c)
 		return
 	case multi.AbortCAS:
+		s.noteExecLocked(c, execAborted)
 		c.w.NullArray()
 		s.discardTransactionLocked(c)
 		return
 	}
+	s.noteExecLocked(c, execCommitted)
 	c.watch.UnwatchAll() // M-8b: our own writes must not abort us
 	prevDeny := c.denyBlocking
 	c.denyBlocking = true
@@ -90,16 +96,17 @@ func cmdExec(c *client, args [][]byte) {
 	s.discardTransactionLocked(c)
 }
 
-// watchedKeyExpiredLocked reports whether a key the client watched while it
-// was alive is now past its deadline (Redis's isWatchedKeyExpired).
-func (s *Server) watchedKeyExpiredLocked(c *client) bool {
+// watchedKeyExpiredLocked returns a record of a key the client watched
+// while it was alive that is now past its deadline, or nil (Redis's
+// isWatchedKeyExpired).
+func (s *Server) watchedKeyExpiredLocked(c *client) *watch.Record {
 	for _, r := range c.watch.Records() {
 		if r.Expired() {
 			continue
 		}
 		if s.ks.DB(r.DB()).KeyIsExpired([]byte(r.Key())) {
-			return true
+			return r
 		}
 	}
-	return false
+	return nil
 }

@@ -103,7 +103,7 @@ func (s *Server) freeClientLocked(c *client) {
 	if _, ok := s.clients[c.id]; !ok {
 		return
 	}
-	c.watch.Reset()
+	s.dropClientWatchesLocked(c) // watch_obs.go: counted and timed
 	c.multi.Reset()
 	for _, fn := range s.hooks.clientFree {
 		fn(s, c)

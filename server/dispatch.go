@@ -56,7 +56,7 @@ func (s *Server) processCommand(c *client, args [][]byte) bool {
 		s.rejectCommand(c, cmd, protocol.ErrNoAuth)
 		return true
 	}
-	if c.multi.Active() && cmd.has(flagNoMulti) {
+	if c.multi.Active() && (cmd.has(flagNoMulti) || s.wobs.compat.noMulti(cmd)) { // watch_compat.go
 		s.rejectCommand(c, cmd, protocol.ErrNoMulti)
 		return true
 	}
@@ -122,6 +122,9 @@ func (s *Server) rejectCommand(c *client, cmd *command, err protocol.Error) {
 	if cmd != nil {
 		cmd.rejected.Add(1)
 		if cmd.name == "exec" {
+			if c.multi.Active() {
+				s.noteExecLocked(c, execAbortErr) // watch_obs.go
+			}
 			s.discardTransactionLocked(c)
 			msg := string(err)
 			c.fail(protocol.Error("EXECABORT Transaction discarded because of: " + msg))
@@ -159,6 +162,7 @@ func (s *Server) call(c *client, cmd *command, args [][]byte) {
 func (s *Server) callTimed(c *client, cmd *command, args [][]byte, start time.Time) time.Time {
 	errs := s.stats.totalErrorReplies
 	at := len(c.w.Buf)
+	s.setTouchContextLocked(c, cmd) // watch_obs.go: explains the watchers it dirties
 	s.opsBeforeCallLocked(c, cmd, args) // MONITOR, slow log, latency (ops.go)
 	if s.aof.prop.on {
 		s.callPropagating(c, cmd, args) // aof_propagate.go

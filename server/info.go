@@ -46,12 +46,13 @@ func cmdInfo(c *client, args [][]byte) {
 // "everything" or section names, case-insensitive).
 func (s *Server) infoLocked(args [][]byte) string {
 	want := map[string]bool{}
-	all, deflt := false, len(args) == 0
+	all, everything, deflt := false, false, len(args) == 0
 	for _, a := range args {
 		name := strings.ToLower(string(a))
 		switch name {
 		case "all", "everything":
 			all = true
+			everything = everything || name == "everything"
 		case "default":
 			deflt = true
 		default:
@@ -77,6 +78,19 @@ func (s *Server) infoLocked(args [][]byte) string {
 		for _, fn := range s.hooks.info[sec.name] {
 			fn(s, &b)
 		}
+	}
+	// Sections of our own (hooks.infoOwn), after Redis's: by name or INFO
+	// everything, never by default or "all" (as Redis prints modules').
+	for _, sec := range s.hooks.infoOwn {
+		if !everything && !want[sec.name] {
+			continue
+		}
+		if !first {
+			b.WriteString("\r\n")
+		}
+		first = false
+		b.WriteString("# " + strings.ToUpper(sec.name[:1]) + sec.name[1:] + "\r\n")
+		sec.fn(s, &b)
 	}
 	return b.String()
 }
@@ -124,7 +138,9 @@ func (s *Server) infoClients(b *strings.Builder) {
 	field(b, "client_recent_max_output_buffer", 0)
 	field(b, "blocked_clients", s.blockedClientsLocked())
 	field(b, "tracking_clients", s.trackingClientsLocked())
+	s.infoWatchingClients(b) // watch_compat.go: redis-7.4 only
 	field(b, "clients_in_timeout_table", s.clientsInTimeoutTableLocked())
+	s.infoTotalWatchedKeys(b) // watch_compat.go: redis-7.4 only
 }
 
 // blockedClientsLocked is INFO's blocked_clients.

@@ -88,7 +88,7 @@ func oomCheck(s *Server, c *client, cmd *command) protocol.Error {
 	}
 	oom := s.performEvictionsLocked() == expire.EvictFail
 	reject := cmd.has(flagDenyOOM) || (cmd.name == "exec" && c.multi.HasDenyOOM())
-	if c.multi.Active() {
+	if c.multi.Active() && s.wobs.compat.refusesAllWhileQueueingOOM() { // watch_compat.go
 		switch cmd.name {
 		case "exec", "discard", "quit", "reset":
 		default:
@@ -112,6 +112,7 @@ func (s *Server) applyMemoryConfigLocked() error {
 		p = expire.NoEviction
 	}
 	s.mem.policy = p
+	s.ks.TouchContext().Policy = s.cfg.MaxMemoryPolicy // explanations of evictions name it
 	s.ks.SetLFU(p.LFU(), s.cfg.LFULogFactor, s.cfg.LFUDecayTime)
 	s.ks.SetNoSharedIntegers(s.cfg.MaxMemory != 0 && (p.LFU() || p.LRU()))
 	if s.cfg.MaxMemory != 0 {

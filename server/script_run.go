@@ -170,7 +170,7 @@ func (r *scriptRun) Call(args [][]byte, proto int) ([]byte, string) {
 	if (cmd.arity > 0 && cmd.arity != len(args)) || len(args) < -cmd.arity {
 		return r.refuse(cmd, "Wrong number of args calling Redis command from script")
 	}
-	if cmd.has(flagNoScript) {
+	if cmd.has(flagNoScript) && !s.wobs.compat.blockingInScript(cmd) { // watch_compat.go
 		return r.refuse(cmd, "This Redis command is not allowed from script")
 	}
 	if r.readOnly && cmd.has(flagWrite|flagMayReplicate) {

@@ -57,6 +57,7 @@ type Server struct {
 	configFile   string       // absolute path of the config file, "" if none
 	mem          memState
 	blk          blockingState // mu: blocked clients and ready keys (blocking.go)
+	wobs         watchObs      // mu: WATCH observability (watch_obs.go)
 	loop         *eventLoop    // client I/O (eventloop.go)
 	aof          aofState      // mu (aof.go)
 	hooks        hooks         // filled once by wire (wiring.go); read-only after New but for test seams

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/miniwatchd/miniwatchd/cmdmeta"
+	"github.com/miniwatchd/miniwatchd/watch"
 )
 
 // The command table is data: each row's arity, flags and key positions come
@@ -67,6 +68,8 @@ type command struct {
 	proc   handler
 	parent *command
 	subs   map[string]*command // nil unless a container
+
+	watchCause watch.Cause // how an abort its writes cause is classed (watch_obs.go)
 
 	// commandstats
 	calls, usec, rejected, failed atomic.Int64
@@ -135,6 +138,7 @@ func buildTable(families [][]commandDef) (*commandTable, error) {
 
 func newCommand(meta *cmdmeta.Command, parent *command) *command {
 	cmd := &command{name: meta.FullName, arity: meta.Arity, meta: meta, parent: parent}
+	cmd.watchCause = watchCauseOf(meta.FullName) // watch_obs.go
 	for _, f := range meta.Flags {
 		cmd.flags |= flagNames[f]
 	}

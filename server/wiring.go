@@ -126,6 +126,9 @@ type hooks struct {
 	// INFO (info.go; Redis genRedisInfoString): fields appended to a
 	// section after the section's own.
 	info map[string][]func(s *Server, b *strings.Builder)
+	// INFO sections of our own, printed after Redis's for their name or
+	// INFO everything only.
+	infoOwn []infoOwnSection
 
 	// handleClientsBlockedOnKeys (blocking.go): how a client blocked on a
 	// key of each kind is served (Redis serveClientsBlockedOnKey's switch).
@@ -160,11 +163,12 @@ func (s *Server) wire() {
 	// initServer: the AOF's state and its CONFIG SET hooks, then the
 	// startup heap and maxmemory's.
 	h.start = append(h.start,
-		(*Server).aofStartLocked,    // aof.go
-		(*Server).memoryStartLocked, // memory.go
-		(*Server).rdbStartLocked,    // rdb_save.go
-		(*Server).logStartLocked,    // log_redis.go: loglevel
-		(*Server).opsStartLocked,    // ops.go: slowlog, latency, min-replicas, unixsocket
+		(*Server).aofStartLocked,      // aof.go
+		(*Server).memoryStartLocked,   // memory.go
+		(*Server).rdbStartLocked,      // rdb_save.go
+		(*Server).logStartLocked,      // log_redis.go: loglevel
+		(*Server).opsStartLocked,      // ops.go: slowlog, latency, min-replicas, unixsocket
+		(*Server).watchObsStartLocked, // watch_obs.go: watch-hotkeys-size, watch-compat
 	)
 	// loadDataFromDisk.
 	h.load = append(h.load,
@@ -282,9 +286,10 @@ func (s *Server) wire() {
 		(*Server).rdbShutdownLocked, // rdb_save.go: stop a BGSAVE, SAVE on shutdown
 	)
 
-	// CONFIG RESETSTAT: the latency histograms (resetServerStats).
+	// CONFIG RESETSTAT: beyond the server's own counters (resetServerStats).
 	h.resetStat = append(h.resetStat,
 		resetLatencyHistograms, // latency_hist.go
+		watchResetStat,         // watch_obs.go: INFO watch's counters
 	)
 
 	// genRedisInfoString: fields appended to sections.
@@ -292,6 +297,9 @@ func (s *Server) wire() {
 		"memory":      {infoScriptsMemory}, // script_info.go: used_memory_lua, scripts, functions
 		"persistence": {(*Server).infoAOF}, // aof_info.go
 		"stats":       {infoPubSubStats},   // pubsub_hooks.go: pubsub_*, tracking_*
+	}
+	h.infoOwn = []infoOwnSection{
+		{"watch", infoWatch}, // watch_obs.go
 	}
 
 	// serveClientsBlockedOnKey.

@@ -22,6 +22,12 @@
 //     and leave the records in place until EXEC, DISCARD or UNWATCH (T-2,
 //     Redis >= 7.0.9).
 //
+// Observability (why.go, hotkeys.go): the first touch that dirties a client
+// is recorded in the client's one Why record from the shared touch Context
+// (read only when a watcher is dirtied); the Context also keeps the gauges
+// (records, keys, bytes, peaks). HotKeys is the bounded Space-Saving
+// summary of the keys whose touches aborted transactions.
+//
 // Cost: Watch is O(watchers of the key) for the duplicate check, Touch is
 // O(watchers of the key), UnwatchAll is O(records of the client): records are
 // removed from their key's list in O(1) by index (Redis 7.0 searches each list).

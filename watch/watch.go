@@ -31,8 +31,18 @@ func (r *Record) Client() *Client { return r.client }
 // Keys is one logical database's watched_keys: key -> records, in no
 // particular order. The zero value is ready to use.
 type Keys struct {
-	m map[string][]*Record
+	m   map[string][]*Record
+	ctx *Context // shared touch context; nil: touches are not explained
 }
+
+// SetContext attaches the keyspace's touch context (see Context).
+func (k *Keys) SetContext(t *Context) { k.ctx = t }
+
+// Context returns the attached touch context, or nil.
+func (k *Keys) Context() *Context { return k.ctx }
+
+// Watchers returns how many clients watch key in this db.
+func (k *Keys) Watchers(key string) int { return len(k.m[key]) }
 
 // Len reports how many distinct keys are watched in this db.
 func (k *Keys) Len() int { return len(k.m) }
@@ -66,6 +76,9 @@ func (k *Keys) Touch(key string, present bool) {
 			i++
 			continue
 		}
+		if !r.client.dirty {
+			r.client.explain(k.ctx, r.db, key, CauseNone)
+		}
 		r.client.dirty = true
 		r.client.UnwatchAll() // removes r, swapping another record into i
 		recs = k.m[key]
@@ -79,6 +92,7 @@ func (k *Keys) add(r *Record) {
 	recs := k.m[r.key]
 	r.kidx = len(recs)
 	k.m[r.key] = append(recs, r)
+	k.ctx.added(r.key, len(recs) == 0)
 }
 
 func (k *Keys) remove(r *Record) {
@@ -89,6 +103,7 @@ func (k *Keys) remove(r *Record) {
 		recs[r.kidx].kidx = r.kidx
 	}
 	recs[last] = nil
+	k.ctx.removed(r.key, last == 0)
 	if last == 0 {
 		delete(k.m, r.key)
 		return
@@ -99,8 +114,11 @@ func (k *Keys) remove(r *Record) {
 // Client is a client's watch state: its records and the dirty (CAS) flag.
 // The zero value is a client watching nothing.
 type Client struct {
-	recs  []*Record
-	dirty bool
+	recs      []*Record
+	dirty     bool
+	whySet    bool
+	watchedAt int64 // unix ms of the first WATCH since the records were last dropped
+	why       Why   // the first touch of the last dirtying (why.go)
 }
 
 // Dirty reports CLIENT_DIRTY_CAS: a watched key was touched, so EXEC must
@@ -129,6 +147,9 @@ func (c *Client) Watch(k *Keys, db int, key string, expired bool) {
 		if r.client == c {
 			return
 		}
+	}
+	if len(c.recs) == 0 {
+		c.watchedAt = k.ctx.nowMs()
 	}
 	r := &Record{client: c, keys: k, key: key, db: db, expired: expired}
 	c.recs = append(c.recs, r)

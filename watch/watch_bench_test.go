@@ -84,3 +84,46 @@ func benchContentionRound(b *testing.B, n int) {
 func BenchmarkContentionRound1(b *testing.B)   { benchContentionRound(b, 1) }
 func BenchmarkContentionRound8(b *testing.B)   { benchContentionRound(b, 8) }
 func BenchmarkContentionRound128(b *testing.B) { benchContentionRound(b, 128) }
+
+type benchBreaker struct{}
+
+func (benchBreaker) WatchBreaker() (int64, string, string) { return 7, "writer", "127.0.0.1:1" }
+
+// benchContentionRoundExplained is benchContentionRound with the server's
+// touch context attached (issue 23): every dirtied watcher records its
+// explanation and the gauges move. Compare with the plain rounds for the
+// cost of explaining; BenchmarkTouchUnwatchedKeyWithContext shows the
+// cost a write that dirties nobody pays (none: the context is not read).
+func benchContentionRoundExplained(b *testing.B, n int) {
+	var now int64 = 1
+	var ctx Context
+	ctx.SetClock(&now)
+	ctx.Cause, ctx.By, ctx.Cmd = CauseWrite, benchBreaker{}, "set"
+	var k Keys
+	k.SetContext(&ctx)
+	clients := make([]Client, n)
+	b.ReportAllocs()
+	for b.Loop() {
+		for i := range clients {
+			clients[i].Reset()
+			clients[i].Watch(&k, 0, "hot", false)
+		}
+		k.Touch("hot", true)
+	}
+	if clients[0].Why().Cause != CauseWrite {
+		b.Fatal("not explained")
+	}
+}
+
+func BenchmarkContentionRoundExplained1(b *testing.B)   { benchContentionRoundExplained(b, 1) }
+func BenchmarkContentionRoundExplained128(b *testing.B) { benchContentionRoundExplained(b, 128) }
+
+func BenchmarkTouchUnwatchedKeyWithContext(b *testing.B) {
+	var ctx Context
+	var k Keys
+	k.SetContext(&ctx)
+	b.ReportAllocs()
+	for b.Loop() {
+		k.Touch("key:000000012345", true)
+	}
+}

@@ -1,0 +1,31 @@
+package config
+
+// ourParams are miniwatchd's own parameters. They are hidden (fHide): CONFIG
+// GET with a pattern skips them, so CONFIG GET * lists exactly Redis's
+// parameters, while CONFIG GET and CONFIG SET by exact name, the config file
+// and the command line know them.
+var ourParams = []paramDef{
+	// watch-compat selects which server's transaction rules apply (the
+	// version differences of spec/watch.md section 9).
+	enumParam("watch-compat", "", fHide, "redis-7.0", "redis-7.0", "redis-7.2", "redis-7.4", "valkey-8").
+		typed(stringField(func(c *Config) *string { return &c.WatchCompat })),
+	// watch-hotkeys-size is the number of entries of the hot watched keys
+	// summary (DEBUG WATCH HOTKEYS); 0 turns it off.
+	// watch-abort-events publishes each EXEC aborted by a touched watched
+	// key on the channel __watch__:aborts (off by default).
+	boolParam("watch-abort-events", "", fHide, false).
+		typed(boolField(func(c *Config) *bool { return &c.WatchAbortEvents })),
+	intParam("watch-hotkeys-size", "", fHide, 0, 1<<20, 128).
+		typed(intField(func(c *Config) *int { return &c.WatchHotKeysSize })),
+}
+
+// IsOurParam reports whether name is one of miniwatchd's own parameters
+// (not Redis's: tests comparing with redis-server skip them).
+func IsOurParam(name string) bool {
+	for _, d := range ourParams {
+		if d.name == name {
+			return true
+		}
+	}
+	return false
+}
