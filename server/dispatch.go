@@ -162,7 +162,7 @@ func (s *Server) call(c *client, cmd *command, args [][]byte) {
 func (s *Server) callTimed(c *client, cmd *command, args [][]byte, start time.Time) time.Time {
 	errs := s.stats.totalErrorReplies
 	at := len(c.w.Buf)
-	s.setTouchContextLocked(c, cmd) // watch_obs.go: explains the watchers it dirties
+	s.setTouchContextLocked(c, cmd)     // watch_obs.go: explains the watchers it dirties
 	s.opsBeforeCallLocked(c, cmd, args) // MONITOR, slow log, latency (ops.go)
 	if s.aof.prop.on {
 		s.callPropagating(c, cmd, args) // aof_propagate.go
