@@ -39,14 +39,18 @@ func Rewrite(c *Config, path string, force bool, users []string) error {
 	if err != nil {
 		return err
 	}
-	st.forceWrite = force
 	def := DefaultConfig()
 	for _, e := range paramIndex.entries {
 		if e.alias {
 			continue
 		}
+		// miniwatchd's own parameters get a line only when set or
+		// changed, even when forced, so a forced rewrite lists exactly
+		// Redis's parameters.
+		st.forceWrite = force && !IsOurParam(e.def.name)
 		rewriteParam(c, st, e.def, &def)
 	}
+	st.forceWrite = force
 	for _, u := range users {
 		st.rewriteLine("user", u, true)
 	}
