@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"github.com/miniwatchd/miniwatchd/internal/pqsort"
 	"strings"
 	"sync"
 	"unsafe"
@@ -389,7 +390,7 @@ func sortVector(sc *sortScratch, vec []sortElem, o *sortOptions, forStore bool, 
 		cmp = func(a, b *sortElem) int { return asc(b, a) }
 	}
 	if o.by != nil && (start != 0 || end != int64(n)-1) {
-		pqsortPerm(vec, perm, cmp, int(start), int(end))
+		pqsort.Sort(perm, func(a, b *int32) int { return cmp(&vec[*a], &vec[*b]) }, int(start), int(end))
 		return perm
 	}
 	sc.ptmp = grow32(sc.ptmp, n)

@@ -1,33 +1,38 @@
-package server
+// Package pqsort is Redis's pqsort (src/pqsort.c: NetBSD's qsort, Bentley
+// and McIlroy's, modified to sort only the partitions that overlap the
+// range lrange..rrange), in the version Redis 7.0.15 runs: a partition that
+// swapped nothing does not switch to insertion sort (the tie orders of
+// GEOSEARCH ... COUNT against redis-server show it). SORT with a BY pattern and a partial LIMIT and
+// GEOSEARCH/GEORADIUS with a COUNT below the number of matches use it, so
+// that elements comparing equal come out in the order Redis returns them.
+// It is not stable and allocates nothing.
+package pqsort
 
-// pqsortPerm is Redis's pqsort (pqsort.c: NetBSD's qsort, Bentley and
-// McIlroy's, modified to sort only the partitions that overlap the range
-// lrange..rrange) over the permutation p of vec. SORT uses it with a BY
-// pattern and a LIMIT that does not cover every element; reproducing it
-// step by step keeps the order of elements that compare equal (ALPHA BY
-// values that are missing or the same) the one Redis returns.
-func pqsortPerm(vec []sortElem, p []int32, cmp func(a, b *sortElem) int, lrange, rrange int) {
-	q := pqsorter{vec: vec, p: p, cmp: cmp, lrange: lrange, rrange: rrange}
-	q.sort(0, len(p))
+// Sort orders s so that s[lrange..rrange] (inclusive) hold what a full
+// sort by cmp would put there; elements outside the range are only
+// partitioned.
+func Sort[T any](s []T, cmp func(a, b *T) int, lrange, rrange int) {
+	q := sorter[T]{s: s, cmp: cmp, l: lrange, r: rrange}
+	q.sort(0, len(s))
 }
 
-type pqsorter struct {
-	vec            []sortElem
-	p              []int32
-	cmp            func(a, b *sortElem) int
-	lrange, rrange int
+type sorter[T any] struct {
+	s    []T
+	cmp  func(a, b *T) int
+	l, r int // the element range to get right
 }
 
-func (q *pqsorter) c(i, j int) int { return q.cmp(&q.vec[q.p[i]], &q.vec[q.p[j]]) }
-func (q *pqsorter) swap(i, j int)  { q.p[i], q.p[j] = q.p[j], q.p[i] }
+func (q *sorter[T]) c(i, j int) int { return q.cmp(&q.s[i], &q.s[j]) }
 
-func (q *pqsorter) vecswap(i, j, n int) {
+func (q *sorter[T]) swap(i, j int) { q.s[i], q.s[j] = q.s[j], q.s[i] }
+
+func (q *sorter[T]) vecswap(i, j, n int) {
 	for k := 0; k < n; k++ {
 		q.swap(i+k, j+k)
 	}
 }
 
-func (q *pqsorter) med3(a, b, c int) int {
+func (q *sorter[T]) med3(a, b, c int) int {
 	if q.c(a, b) < 0 {
 		if q.c(b, c) < 0 {
 			return b
@@ -46,7 +51,7 @@ func (q *pqsorter) med3(a, b, c int) int {
 	return c
 }
 
-func (q *pqsorter) insertion(a, n int) {
+func (q *sorter[T]) insertion(a, n int) {
 	for pm := a + 1; pm < a+n; pm++ {
 		for pl := pm; pl > a && q.c(pl-1, pl) > 0; pl-- {
 			q.swap(pl, pl-1)
@@ -56,12 +61,12 @@ func (q *pqsorter) insertion(a, n int) {
 
 // outside reports whether the elements [s, s+n) lie wholly before or after
 // the range to sort.
-func (q *pqsorter) outside(s, n int) bool {
-	return (q.lrange < s && q.rrange < s) || (q.lrange >= s+n && q.rrange >= s+n)
+func (q *sorter[T]) outside(s, n int) bool {
+	return (q.l < s && q.r < s) || (q.l >= s+n && q.r >= s+n)
 }
 
 // sort is _pqsort over the n elements from a.
-func (q *pqsorter) sort(a, n int) {
+func (q *sorter[T]) sort(a, n int) {
 	for {
 		if n < 7 {
 			q.insertion(a, n)
@@ -81,7 +86,6 @@ func (q *pqsorter) sort(a, n int) {
 		q.swap(a, pm)
 		pa, pb := a+1, a+1
 		pc, pd := a+n-1, a+n-1
-		swapped := false
 		for {
 			for pb <= pc {
 				r := q.c(pb, a)
@@ -89,7 +93,6 @@ func (q *pqsorter) sort(a, n int) {
 					break
 				}
 				if r == 0 {
-					swapped = true
 					q.swap(pa, pb)
 					pa++
 				}
@@ -101,7 +104,6 @@ func (q *pqsorter) sort(a, n int) {
 					break
 				}
 				if r == 0 {
-					swapped = true
 					q.swap(pc, pd)
 					pd--
 				}
@@ -111,13 +113,8 @@ func (q *pqsorter) sort(a, n int) {
 				break
 			}
 			q.swap(pb, pc)
-			swapped = true
 			pb++
 			pc--
-		}
-		if !swapped {
-			q.insertion(a, n)
-			return
 		}
 		pn := a + n
 		r := min(pa-a, pb-pa)
