@@ -88,7 +88,7 @@ func (s *Server) newClient(conn net.Conn) *client {
 		laddr:     conn.LocalAddr().String(),
 	}
 	c.w.Proto = 2
-	c.authenticated = s.cfg.RequirePass == ""
+	s.resetClientUserLocked(c)
 	c.parser.MaxBulkLen = s.cfg.ProtoMaxBulkLen
 	c.lastActive.Store(time.Now().UnixMilli())
 	s.clients[c.id] = c

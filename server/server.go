@@ -59,6 +59,7 @@ type Server struct {
 	blk          blockingState // mu: blocked clients and ready keys (blocking.go)
 	loop         *eventLoop    // client I/O (eventloop.go)
 	aof          aofState      // mu (aof.go)
+	acl          aclState      // mu: ACL users and log (acl.go)
 	hooks        hooks         // filled once by wire (wiring.go); read-only after New but for test seams
 	// cmdStart is when the next top-level command starts (wall clock): set
 	// by the connection loop at the start of a batch and advanced by each

@@ -55,6 +55,7 @@ var commandFamilies = [][]commandDef{
 	functionCommands,      // cmd_function.go: FCALL*, FUNCTION *
 	bitmapCommands,        // cmd_bitmap.go: SETBIT, GETBIT, BITCOUNT, BITPOS, BITOP, BITFIELD*
 	sortCommands,          // cmd_sort.go: SORT, SORT_RO
+	aclCommands,           // cmd_acl.go: ACL *
 }
 
 // hooks are the server's hook points. Each runs under the engine lock
@@ -145,6 +146,7 @@ func (s *Server) wire() {
 	// initServer: the AOF's state and its CONFIG SET hooks, then the
 	// startup heap and maxmemory's.
 	h.start = append(h.start,
+		(*Server).aclStartLocked,    // acl.go: the default user, requirepass (ACLInit)
 		(*Server).aofStartLocked,    // aof.go
 		(*Server).memoryStartLocked, // memory.go
 	)
