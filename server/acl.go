@@ -22,7 +22,7 @@ type aclUser struct {
 	name      string
 	on        bool
 	nopass    bool
-	sanitize  int // 1: sanitize-payload, 2: skip-sanitize-payload, 0: neither
+	sanitize  int      // 1: sanitize-payload, 2: skip-sanitize-payload, 0: neither
 	passwords []string // SHA-256 hex, in the order added
 	sel       aclSelector
 	// full is the dispatcher's fast path: every command, key and channel

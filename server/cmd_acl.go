@@ -128,7 +128,7 @@ func cmdACLGetUser(c *client, args [][]byte) {
 	w.Map(6)
 	w.BulkString("flags")
 	flags := u.flagNames()
-	w.Array(len(flags))
+	w.Set(len(flags))
 	for _, f := range flags {
 		w.BulkString(f)
 	}
