@@ -415,7 +415,10 @@ func (s *Server) aclLookupCommand(name string) *cmdmeta.Command {
 	if cmd.Subcommands == nil {
 		return nil
 	}
-	return cmd.Sub(sub)
+	if sc := cmd.Sub(sub); sc != nil && !sc.Added {
+		return sc
+	}
+	return nil
 }
 
 // eachCommand calls fn for every Redis 7.0.15 command and subcommand
@@ -426,7 +429,9 @@ func (s *Server) eachCommand(fn func(c *cmdmeta.Command)) {
 	for _, cmd := range aclAllCommands() {
 		fn(cmd)
 		for _, sub := range cmd.Subcommands {
-			fn(sub)
+			if !sub.Added {
+				fn(sub)
+			}
 		}
 	}
 }
@@ -572,7 +577,9 @@ func (sel *aclSelector) describeCommands(s *Server) string {
 	for _, cmd := range aclAllCommands() {
 		single(cmd)
 		for _, sub := range cmd.Subcommands {
-			single(sub)
+			if !sub.Added {
+				single(sub)
+			}
 		}
 		if !sel.allowed[cmd] {
 			for _, fa := range sel.firstArgs[cmd] {
