@@ -35,3 +35,21 @@ func (s *Server) aclLogDenialLocked(c *client, u *aclUser, res int, ctx string, 
 	}
 	s.aclLogLocked(c, res, ctx, obj, u.name)
 }
+
+// aclScriptCheckLocked is scriptVerifyACL: the ACL check of a command a
+// script calls, run as the script caller's user, with Redis's texts.
+func (s *Server) aclScriptCheckLocked(caller *client, u *aclUser, cmd *command, args [][]byte) string {
+	res, pos := u.checkCmd(cmd, args)
+	if res == aclOK {
+		return ""
+	}
+	s.aclLogDenialLocked(caller, u, res, "lua", cmd, args, pos)
+	switch res {
+	case aclDeniedCmd:
+		return "The user executing the script can't run this command or subcommand"
+	case aclDeniedKey:
+		return "The user executing the script can't access at least one of the keys mentioned in the command arguments"
+	default:
+		return "The user executing the script can't publish to the channel mentioned in the command"
+	}
+}
