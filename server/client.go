@@ -29,11 +29,12 @@ type client struct {
 	writeQueued bool // in the event loop's write list for this round
 	fd          int  // the socket, -1 for internal clients (scripts)
 
-	db            *db.DB // engine: the selected database
-	authenticated bool   // engine
-	name          string // engine: CLIENT SETNAME
-	libName       string // engine: CLIENT SETINFO lib-name
-	libVer        string // engine: CLIENT SETINFO lib-ver
+	db            *db.DB   // engine: the selected database
+	authenticated bool     // engine
+	user          *aclUser // engine: the ACL user (acl.go); the default user until AUTH
+	name          string   // engine: CLIENT SETNAME
+	libName       string   // engine: CLIENT SETINFO lib-name
+	libVer        string   // engine: CLIENT SETINFO lib-ver
 	watch         watch.Client
 	multi         multi.State
 	lastExec      execOutcome    // engine: how the client's last EXEC ended (watch_obs.go)

@@ -226,7 +226,7 @@ func (s *Server) clientInfoLocked(c *client) string {
 	add("tot-mem", itoa(int64(c.parser.Cap()+cap(c.w.Buf))))
 	add("events", "r")
 	add("cmd", cmd)
-	add("user", "default")
+	add("user", c.userName())
 	add("redir", itoa(redir))
 	add("resp", itoa(int64(c.w.Proto)))
 	add("lib-name", c.libName)

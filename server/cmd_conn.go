@@ -98,11 +98,10 @@ func cmdHello(c *client, args [][]byte) {
 		}
 	}
 	if user != nil {
-		if !s.checkPasswordLocked(user, pass) {
+		if !s.authenticateLocked(c, user, pass) {
 			c.fail(protocol.ErrWrongPass)
 			return
 		}
-		c.authenticated = true
 	}
 	if !c.authenticated {
 		c.fail(errHelloNoAuth)
@@ -132,13 +131,18 @@ func cmdHello(c *client, args [][]byte) {
 	w.Array(0)
 }
 
-// checkPasswordLocked authenticates user/pass against the default user, the
-// only user there is: without requirepass it accepts any password (nopass).
-func (s *Server) checkPasswordLocked(user, pass []byte) bool {
-	if string(user) != "default" {
+// authenticateLocked checks user/pass (ACLAuthenticateUser): on success
+// the client is authenticated as that user; on failure the attempt is
+// logged in ACL LOG (reason auth) and false returned.
+func (s *Server) authenticateLocked(c *client, user, pass []byte) bool {
+	u := s.acl.users[string(user)]
+	if u == nil || !u.checkPassword(pass) {
+		s.aclLogLocked(c, aclDeniedAuth, "toplevel", "AUTH", string(user))
 		return false
 	}
-	return s.cfg.RequirePass == "" || string(pass) == s.cfg.RequirePass
+	c.user = u
+	c.authenticated = true
+	return true
 }
 
 func cmdAuth(c *client, args [][]byte) {
@@ -150,15 +154,14 @@ func cmdAuth(c *client, args [][]byte) {
 	user, pass := []byte("default"), args[1]
 	if len(args) == 3 {
 		user, pass = args[1], args[2]
-	} else if s.cfg.RequirePass == "" {
+	} else if d := s.acl.users["default"]; d.nopass {
 		c.fail(errAuthNoPassword)
 		return
 	}
-	if !s.checkPasswordLocked(user, pass) {
+	if !s.authenticateLocked(c, user, pass) {
 		c.fail(protocol.ErrWrongPass)
 		return
 	}
-	c.authenticated = true
 	c.w.OK()
 }
 
@@ -169,7 +172,7 @@ func cmdReset(c *client, args [][]byte) {
 	}
 	c.db = s.ks.DB(0)
 	c.w.Proto = 2
-	c.authenticated = s.cfg.RequirePass == ""
+	s.resetClientUserLocked(c)
 	s.discardTransactionLocked(c)
 	c.name = ""
 	c.noTouch = false

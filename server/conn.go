@@ -89,7 +89,7 @@ func (s *Server) newClient(conn net.Conn) *client {
 	}
 	c.w.Proto = 2
 	s.initUnixClient(c, conn) // listen_unix.go
-	c.authenticated = s.cfg.RequirePass == ""
+	s.resetClientUserLocked(c)
 	c.parser.MaxBulkLen = s.cfg.ProtoMaxBulkLen
 	c.lastActive.Store(time.Now().UnixMilli())
 	s.clients[c.id] = c

@@ -60,6 +60,12 @@ func (s *Server) processCommand(c *client, args [][]byte) bool {
 		s.rejectCommand(c, cmd, protocol.ErrNoMulti)
 		return true
 	}
+	if u := c.user; u != nil && !u.full { // ACLCheckAllPerm (acl_check.go)
+		if err := s.aclCheckLocked(c, u, cmd, args); err != "" {
+			s.rejectCommandFormat(c, cmd, err)
+			return true
+		}
+	}
 	if err := s.checkBeforeCallLocked(c, cmd); err != "" {
 		s.rejectCommand(c, cmd, err)
 		return true

@@ -173,6 +173,11 @@ func (r *scriptRun) Call(args [][]byte, proto int) ([]byte, string) {
 	if cmd.has(flagNoScript) && !s.wobs.compat.blockingInScript(cmd) { // watch_compat.go
 		return r.refuse(cmd, "This Redis command is not allowed from script")
 	}
+	if u := r.caller.user; u != nil && !u.full { // scriptVerifyACL (acl_check.go)
+		if msg := s.aclScriptCheckLocked(r.caller, u, cmd, args); msg != "" {
+			return r.refuse(cmd, msg)
+		}
+	}
 	if r.readOnly && cmd.has(flagWrite|flagMayReplicate) {
 		return r.refuse(cmd, "Write commands are not allowed from read-only scripts.")
 	}

@@ -60,6 +60,7 @@ type Server struct {
 	wobs         watchObs      // mu: WATCH observability (watch_obs.go)
 	loop         *eventLoop    // client I/O (eventloop.go)
 	aof          aofState      // mu (aof.go)
+	acl          aclState      // mu: ACL users and log (acl.go)
 	hooks        hooks         // filled once by wire (wiring.go); read-only after New but for test seams
 	ops          opsState      // mu: MONITOR, SLOWLOG, LATENCY, CLIENT PAUSE (ops.go)
 	rdb          rdbState      // mu: RDB snapshots (rdb_save.go)

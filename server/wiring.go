@@ -70,6 +70,7 @@ var commandFamilies = [][]commandDef{
 	streamInfoCommands,    // cmd_streaminfo.go: XINFO *
 	dumpCommands,          // cmd_dump.go: DUMP, RESTORE, RESTORE-ASKING
 	saveCommands,          // rdb_save.go: SAVE, BGSAVE, LASTSAVE
+	aclCommands,           // cmd_acl.go: ACL *
 }
 
 // hooks are the server's hook points. Each runs under the engine lock
@@ -163,6 +164,7 @@ func (s *Server) wire() {
 	// initServer: the AOF's state and its CONFIG SET hooks, then the
 	// startup heap and maxmemory's.
 	h.start = append(h.start,
+		(*Server).aclStartLocked,      // acl.go: the default user, requirepass (ACLInit)
 		(*Server).aofStartLocked,      // aof.go
 		(*Server).memoryStartLocked,   // memory.go
 		(*Server).rdbStartLocked,      // rdb_save.go
