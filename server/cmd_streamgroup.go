@@ -19,7 +19,7 @@ var streamGroupCommands = []commandDef{
 	{"xgroup|destroy", cmdXGroupDestroy},
 	{"xgroup|createconsumer", cmdXGroupCreateConsumer},
 	{"xgroup|delconsumer", cmdXGroupDelConsumer},
-	{"xgroup|help", cmdXGroupHelp},
+	{"xgroup|help", cmdHelp},
 	{"xack", cmdXAck},
 	{"xpending", cmdXPending},
 	{"xclaim", cmdXClaim},
@@ -171,36 +171,6 @@ func cmdXGroupDelConsumer(c *client, args [][]byte) {
 		return
 	}
 	c.w.Int(int64(n))
-}
-
-var xgroupHelp = []string{
-	"XGROUP <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-	"CREATE <key> <groupname> <id|$> [option]",
-	"    Create a new consumer group. Options are:",
-	"    * MKSTREAM",
-	"      Create the empty stream if it does not exist.",
-	"    * ENTRIESREAD entries_read",
-	"      Set the group's entries_read counter (internal use).",
-	"CREATECONSUMER <key> <groupname> <consumer>",
-	"    Create a new consumer in the specified group.",
-	"DELCONSUMER <key> <groupname> <consumer>",
-	"    Remove the specified consumer.",
-	"DESTROY <key> <groupname>",
-	"    Remove the specified group.",
-	"SETID <key> <groupname> <id|$> [ENTRIESREAD entries_read]",
-	"    Set the current group ID and entries_read counter.",
-	"HELP",
-	"    Prints this help.",
-}
-
-func cmdXGroupHelp(c *client, args [][]byte) { writeStatusLines(c, xgroupHelp) }
-
-// writeStatusLines replies with a help text (Redis's addReplyHelp).
-func writeStatusLines(c *client, lines []string) {
-	c.w.Array(len(lines))
-	for _, l := range lines {
-		c.w.Status(l)
-	}
 }
 
 func cmdXAck(c *client, args [][]byte) {

@@ -12,22 +12,8 @@ var streamInfoCommands = []commandDef{
 	{"xinfo|stream", cmdXInfoStream},
 	{"xinfo|groups", cmdXInfoGroups},
 	{"xinfo|consumers", cmdXInfoConsumers},
-	{"xinfo|help", cmdXInfoHelp},
+	{"xinfo|help", cmdHelp},
 }
-
-var xinfoHelp = []string{
-	"XINFO <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-	"CONSUMERS <key> <groupname>",
-	"    Show consumers of <groupname>.",
-	"GROUPS <key>",
-	"    Show the stream consumer groups.",
-	"STREAM <key> [FULL [COUNT <count>]",
-	"    Show information about the stream.",
-	"HELP",
-	"    Prints this help.",
-}
-
-func cmdXInfoHelp(c *client, args [][]byte) { writeStatusLines(c, xinfoHelp) }
 
 // xinfoStream looks the key up for XINFO: "ERR no such key" when missing.
 func xinfoStream(c *client, key []byte) *db.Stream {
