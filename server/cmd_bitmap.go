@@ -98,10 +98,10 @@ func bitUnitArg(b []byte) (isBit, ok bool) {
 	return false, false
 }
 
-// clampBitRange converts BITCOUNT/BITPOS start and end (negative from the
-// end) into indexes within a string of n bytes (bits when isBit); the range
-// is empty when start > end.
-func clampBitRange(start, end, n int64, isBit bool) (int64, int64) {
+// clampRange converts GETRANGE/BITCOUNT/BITPOS start and end (negative
+// from the end) into indexes within a string of n bytes (bits when isBit);
+// the range is empty when start > end.
+func clampRange(start, end, n int64, isBit bool) (int64, int64) {
 	if isBit {
 		n <<= 3
 	}
@@ -162,7 +162,7 @@ func cmdBitCount(c *client, args [][]byte) {
 				return
 			}
 		}
-		start, end = clampBitRange(start, end, n, isBit)
+		start, end = clampRange(start, end, n, isBit)
 		c.w.Int(db.BitCountRange(v, start, end, isBit))
 	default:
 		c.fail(protocol.ErrSyntax)
@@ -220,7 +220,7 @@ func cmdBitPos(c *client, args [][]byte) {
 		} else if isBit {
 			end = n<<3 + 7
 		}
-		start, end = clampBitRange(start, end, n, isBit)
+		start, end = clampRange(start, end, n, isBit)
 	default:
 		c.fail(protocol.ErrSyntax)
 		return

@@ -140,11 +140,7 @@ func cmdXGroupDestroy(c *client, args [][]byte) {
 		return
 	}
 	ok, err := c.db.XGroupDestroy(args[2], args[3])
-	if err != nil {
-		c.fail(err)
-		return
-	}
-	c.w.Int(b2i(ok))
+	xgroupIntReply(c, b2i(ok), err)
 }
 
 func cmdXGroupCreateConsumer(c *client, args [][]byte) {
@@ -153,11 +149,7 @@ func cmdXGroupCreateConsumer(c *client, args [][]byte) {
 		return
 	}
 	ok, err := c.db.XGroupCreateConsumer(args[2], args[3], args[4])
-	if err != nil {
-		c.fail(err)
-		return
-	}
-	c.w.Int(b2i(ok))
+	xgroupIntReply(c, b2i(ok), err)
 }
 
 func cmdXGroupDelConsumer(c *client, args [][]byte) {
@@ -166,11 +158,17 @@ func cmdXGroupDelConsumer(c *client, args [][]byte) {
 		return
 	}
 	n, err := c.db.XGroupDelConsumer(args[2], args[3], args[4])
+	xgroupIntReply(c, int64(n), err)
+}
+
+// xgroupIntReply replies err, or n: the integer reply of XGROUP DESTROY,
+// CREATECONSUMER and DELCONSUMER.
+func xgroupIntReply(c *client, n int64, err error) {
 	if err != nil {
 		c.fail(err)
 		return
 	}
-	c.w.Int(int64(n))
+	c.w.Int(n)
 }
 
 func cmdXAck(c *client, args [][]byte) {

@@ -407,21 +407,7 @@ func cmdGetRange(c *client, args [][]byte) {
 		c.w.BulkString("")
 		return
 	}
-	if start < 0 {
-		start += n
-	}
-	if end < 0 {
-		end += n
-	}
-	if start < 0 {
-		start = 0
-	}
-	if end < 0 {
-		end = 0
-	}
-	if uint64(end) >= uint64(n) {
-		end = n - 1
-	}
+	start, end = clampRange(start, end, n, false)
 	if start > end || n == 0 {
 		c.w.BulkString("")
 		return
