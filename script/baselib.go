@@ -175,18 +175,56 @@ func (vm *VM) basePcall(L *lua.LState) int {
 		L.Push(lua.LString("attempt to call a " + f.Type().String() + " value"))
 		return 2
 	}
-	if err := L.PCall(argc-1, lua.MultRet, nil); err != nil {
+	if err := L.PCall(argc-1, lua.MultRet, vm.rewordErr); err != nil {
 		obj := errorObject(err)
 		if t, ok := obj.(*lua.LTable); ok {
 			if e := L.GetField(t, "err"); isLuaString(e) {
 				obj = e
 			}
-		} else if s, ok := obj.(lua.LString); ok {
-			obj = lua.LString(luaMessage(string(s)))
 		}
 		L.SetTop(0)
 		L.Push(lua.LFalse)
 		L.Push(obj)
+		return 2
+	}
+	L.Insert(lua.LTrue, 1)
+	return L.GetTop()
+}
+
+// rewordError is the message handler of pcall, xpcall and FUNCTION LOAD:
+// it rewords a string error while the frame that raised it is still on the
+// stack (runtimeErrorText) and returns any other error object unchanged.
+func rewordError(L *lua.LState) int {
+	v := L.Get(1)
+	if s, ok := v.(lua.LString); ok {
+		v = lua.LString(runtimeErrorText(L, 1, string(s)))
+	}
+	L.Push(v)
+	return 1
+}
+
+// baseXpcall is xpcall(f, handler): handler receives the error in Lua
+// 5.1's words and its first result is the error pcall returns.
+func (vm *VM) baseXpcall(L *lua.LState) int {
+	fn := checkAny(L, 1)
+	h := checkAny(L, 2)
+	handler := L.NewFunction(func(L *lua.LState) int {
+		v := L.Get(1)
+		if s, ok := v.(lua.LString); ok {
+			v = lua.LString(runtimeErrorText(L, 1, string(s)))
+		}
+		L.SetTop(0)
+		L.Push(h)
+		L.Push(v)
+		L.Call(1, 1)
+		return 1
+	})
+	L.SetTop(0)
+	L.Push(fn)
+	if err := L.PCall(0, lua.MultRet, handler); err != nil {
+		L.SetTop(0)
+		L.Push(lua.LFalse)
+		L.Push(errorObject(err))
 		return 2
 	}
 	L.Insert(lua.LTrue, 1)
@@ -360,11 +398,11 @@ func (vm *VM) luaConcat(L *lua.LState) int {
 				mm = L.GetMetaField(b, "__concat")
 			}
 			if mm == lua.LNil {
-				bad := a
+				bad, at := a, n-1
 				if isLuaString(a) {
-					bad = b
+					bad, at = b, n
 				}
-				luaError(L, "attempt to concatenate a "+bad.Type().String()+" value")
+				luaError(L, "attempt to concatenate "+concatOperandName(L, at, bad.Type().String()))
 			}
 			L.Push(mm)
 			L.Push(a)

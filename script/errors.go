@@ -51,7 +51,7 @@ func (vm *VM) errorHandler(L *lua.LState) int {
 			t = L.CreateTable(0, 3)
 			msg := vm.tostring(obj)
 			if obj.Type() == lua.LTString {
-				msg = luaMessage(msg)
+				msg = runtimeErrorText(L, 1, msg)
 			}
 			t.RawSetString("err", lua.LString("ERR "+msg))
 		}

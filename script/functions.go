@@ -263,7 +263,7 @@ func (l *Library) runLoad(lib *Lib, code string) string {
 	vm.deadline, vm.deadlineMsg = time.Now().Add(LoadTimeout), "FUNCTION LOAD timeout"
 	vm.hook.reset()
 	L.Push(fn)
-	err := L.PCall(0, 0, nil)
+	err := L.PCall(0, 0, vm.rewordErr)
 	killed, killMsg := vm.hook.killed, vm.hook.killMsg
 	vm.hook.reset()
 	vm.deadline = time.Time{}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"time"
+
+	lua "github.com/yuin/gopher-lua"
 )
 
 // HookPeriod is the number of VM instructions between two calls of
@@ -34,6 +36,9 @@ type hook struct {
 	vm      *VM
 	killed  bool   // every further instruction raises
 	killMsg string // the error text of the kill ("ERR Script killed ...")
+	// thread is the Lua state that ran the last instruction; a coroutine
+	// seen for the first time gets threadPanic (see luaerrors.go).
+	thread *lua.LState
 }
 
 var _ context.Context = (*hook)(nil)
@@ -46,6 +51,12 @@ func (h *hook) Value(any) any               { return nil }
 func (h *hook) Done() <-chan struct{} {
 	if h.killed {
 		return closedChan
+	}
+	if th := h.vm.L.G.CurrentThread; th != h.thread {
+		h.thread = th
+		if th != h.vm.L {
+			th.Panic = threadPanic
+		}
 	}
 	h.n--
 	if h.n > 0 {
@@ -65,4 +76,5 @@ func (h *hook) reset() {
 	h.n = HookPeriod
 	h.killed = false
 	h.killMsg = ""
+	h.thread = nil
 }

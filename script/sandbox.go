@@ -39,11 +39,12 @@ func (vm *VM) openLibraries() {
 	})
 	vm.concat = L.NewFunction(vm.luaConcat)
 	vm.errfunc = L.NewFunction(vm.errorHandler)
+	vm.rewordErr = L.NewFunction(rewordError)
 	vm.next = L.NewFunction(vm.baseNext)
 
 	g := L.NewTable()
 	vm.g = g
-	for _, name := range []string{"ipairs", "rawequal", "type", "xpcall"} {
+	for _, name := range []string{"ipairs", "rawequal", "type"} {
 		g.RawSetString(name, std.RawGetString(name))
 	}
 	g.RawSetString("_VERSION", lua.LString("Lua 5.1"))
@@ -57,6 +58,7 @@ func (vm *VM) openLibraries() {
 		"loadstring":     vm.baseLoadstring,
 		"pairs":          vm.basePairs,
 		"pcall":          vm.basePcall,
+		"xpcall":         vm.baseXpcall,
 		"rawget":         vm.baseRawget,
 		"rawset":         vm.baseRawset,
 		"setmetatable":   vm.baseSetmetatable,

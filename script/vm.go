@@ -50,7 +50,10 @@ type VM struct {
 	roErr   *lua.LFunction // __newindex of every proxy
 	concat  *lua.LFunction // the `..` operator (compiled chunks call it)
 	errfunc *lua.LFunction // the error handler of script calls
-	next    *lua.LFunction // proxy-aware next, returned by pairs
+	// rewordErr is the message handler of pcall and FUNCTION LOAD
+	// (rewordError).
+	rewordErr *lua.LFunction
+	next      *lua.LFunction // proxy-aware next, returned by pairs
 
 	hook hook
 	run  *Run
