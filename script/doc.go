@@ -42,11 +42,14 @@
 // same hook.
 //
 // Caveats:
-//   - gopher-lua words some runtime errors differently; the common ones are
-//     rewritten to Lua 5.1's wording but without the variable names Lua adds
-//     ("attempt to index a nil value" where Lua says "attempt to index local
-//     'x' (a nil value)"), and its parser reports some syntax errors as
-//     "unexpected symbol" where Lua names the expected token.
+//   - gopher-lua words runtime errors differently; they are reworded where
+//     they are caught, while the failing frame is still on the stack, with
+//     the kind, name and type of the faulty value Lua 5.1 prints ("attempt
+//     to index local 'x' (a nil value)"): luanames.go ports ldebug.c's
+//     getobjname over gopher-lua's bytecode, luaframe.go reads the failing
+//     instruction (the one use of gopher-lua's private layout).
+//     Its parser reports some syntax errors as "unexpected symbol" where Lua
+//     names the expected token.
 //   - A Go builtin (a pathological string pattern, say) is not interrupted
 //     until it returns, as a C function in Redis is not; patterns longer
 //     than 16 KiB are refused ("pattern too complex") rather than let
