@@ -54,7 +54,7 @@ func heapKB() float64 {
 
 // baseCollectgarbage is Lua 5.1's collectgarbage. The Go collector runs by
 // itself, so the options only report: "count" the heap in kilobytes,
-// "step" true, the others 0.
+// "step" whether a step of that size would end a cycle, the others 0.
 func baseCollectgarbage(L *lua.LState) int {
 	opt := "collect"
 	if L.Get(1) != lua.LNil {
@@ -64,7 +64,11 @@ func baseCollectgarbage(L *lua.LState) int {
 	case "count":
 		L.Push(lua.LNumber(heapKB()))
 	case "step":
-		L.Push(lua.LTrue)
+		// lua_gc(LUA_GCSTEP, n) steps the collector by n KB and answers
+		// whether that finished a cycle: a step of at least the heap's
+		// size does, a plain step (n = 0) does not.
+		n := optInteger(L, 2, 0)
+		L.Push(lua.LBool(n > 0 && float64(n) >= heapKB()))
 	case "stop", "restart", "collect", "setpause", "setstepmul":
 		L.Push(lua.LNumber(0))
 	default:
