@@ -198,9 +198,9 @@ func (vm *VM) basePcall(L *lua.LState) int {
 // rewordError is the message handler of pcall, xpcall and FUNCTION LOAD:
 // it rewords a string error while the frame that raised it is still on the
 // stack (runtimeErrorText) and returns any other error object unchanged.
-func rewordError(L *lua.LState) int {
+func (vm *VM) rewordError(L *lua.LState) int {
 	v := L.Get(1)
-	if s, ok := v.(lua.LString); ok {
+	if s, ok := v.(lua.LString); ok && !vm.isMemoryError(v) {
 		v = lua.LString(runtimeErrorText(L, 1, string(s)))
 	}
 	L.Push(v)
@@ -214,6 +214,11 @@ func (vm *VM) baseXpcall(L *lua.LState) int {
 	h := checkAny(L, 2)
 	handler := L.NewFunction(func(L *lua.LState) int {
 		v := L.Get(1)
+		if vm.isMemoryError(v) {
+			// Lua does not call the handler for a memory error.
+			L.Push(v)
+			return 1
+		}
 		if s, ok := v.(lua.LString); ok {
 			v = lua.LString(runtimeErrorText(L, 1, string(s)))
 		}
@@ -389,6 +394,7 @@ func (vm *VM) luaConcat(L *lua.LState) int {
 		a, b := L.Get(1), L.Get(2)
 		if sa, ok := a.(lua.LString); ok {
 			if sb, ok := b.(lua.LString); ok {
+				vm.checkAlloc(L, int64(len(sa)+len(sb)))
 				L.Push(sa + sb)
 				return 1
 			}
@@ -423,7 +429,13 @@ func (vm *VM) luaConcat(L *lua.LState) int {
 		for first > 1 && isLuaString(L.Get(first-1)) {
 			first--
 		}
+		size := int64(0)
+		for i := first; i <= n; i++ {
+			size += int64(len(luaToString(L.Get(i))))
+		}
+		vm.checkAlloc(L, size)
 		var sb strings.Builder
+		sb.Grow(int(size))
 		for i := first; i <= n; i++ {
 			sb.WriteString(luaToString(L.Get(i)))
 		}

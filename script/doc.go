@@ -50,6 +50,10 @@
 //     instruction (the one use of gopher-lua's private layout).
 //     Its parser reports some syntax errors as "unexpected symbol" where Lua
 //     names the expected token.
+//   - Memory: Lua's memory error ("not enough memory", which bypasses the
+//     error handler) is raised where Lua's allocation would fail on a full
+//     machine: a string over 512 MB, or a run growing the heap by 1 GB
+//     (memory.go). string.gsub's result is not bounded yet.
 //   - A Go builtin (a pathological string pattern, say) is not interrupted
 //     until it returns, as a C function in Redis is not; patterns longer
 //     than 16 KiB are refused ("pattern too complex") rather than let

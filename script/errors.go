@@ -44,6 +44,10 @@ func (vm *VM) errorHandler(L *lua.LState) int {
 	switch {
 	case vm.hook.killed:
 		t = errorTable(L, vm.hook.killMsg)
+	case vm.isMemoryError(obj):
+		// Lua does not call the handler for a memory error.
+		L.Push(obj)
+		return 1
 	default:
 		if tt, ok := obj.(*lua.LTable); ok {
 			t = tt

@@ -16,6 +16,9 @@ func (vm *VM) strFormat(L *lua.LState) int {
 	arg := 1
 	var b []byte
 	for i := 0; i < len(fmtStr); i++ {
+		if int64(len(b)) > maxLuaString {
+			vm.memoryError(L)
+		}
 		c := fmtStr[i]
 		if c != '%' {
 			b = append(b, c)
@@ -103,6 +106,7 @@ func (vm *VM) strFormat(L *lua.LState) int {
 			luaError(L, "invalid option '%"+string(conv)+"' to 'format'")
 		}
 	}
+	vm.checkAlloc(L, int64(len(b)))
 	L.Push(lua.LString(b))
 	return 1
 }

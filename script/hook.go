@@ -39,6 +39,12 @@ type hook struct {
 	// thread is the Lua state that ran the last instruction; a coroutine
 	// seen for the first time gets threadPanic (see luaerrors.go).
 	thread *lua.LState
+	// memErr is set while the memory error raised last is in flight
+	// (memory.go); heapBase is the heap the run started from, once heapSet.
+	memErr    bool
+	heapSet   bool
+	heapBase  int64
+	allocated int64 // bytes of strings built since the heap was last looked at
 }
 
 var _ context.Context = (*hook)(nil)
@@ -77,4 +83,5 @@ func (h *hook) reset() {
 	h.killed = false
 	h.killMsg = ""
 	h.thread = nil
+	h.memErr, h.heapSet, h.heapBase, h.allocated = false, false, 0, 0
 }

@@ -39,7 +39,7 @@ func (vm *VM) openLibraries() {
 	})
 	vm.concat = L.NewFunction(vm.luaConcat)
 	vm.errfunc = L.NewFunction(vm.errorHandler)
-	vm.rewordErr = L.NewFunction(rewordError)
+	vm.rewordErr = L.NewFunction(vm.rewordError)
 	vm.next = L.NewFunction(vm.baseNext)
 
 	g := L.NewTable()

@@ -35,7 +35,7 @@ func (vm *VM) stringLib(std *lua.LTable) *lua.LTable {
 		"format": vm.strFormat,
 		"lower":  func(L *lua.LState) int { L.Push(lua.LString(mapBytes(checkString(L, 1), toLowerByte))); return 1 },
 		"upper":  func(L *lua.LState) int { L.Push(lua.LString(mapBytes(checkString(L, 1), toUpperByte))); return 1 },
-		"rep":    strRep,
+		"rep":    vm.strRep,
 		"len":    func(L *lua.LState) int { L.Push(lua.LNumber(len(checkString(L, 1)))); return 1 },
 		"dump":   strDump,
 		"char":   strChar,
@@ -127,16 +127,14 @@ func strByte(L *lua.LState) int {
 }
 
 // strRep is string.rep(s, n).
-func strRep(L *lua.LState) int {
+func (vm *VM) strRep(L *lua.LState) int {
 	s := checkString(L, 1)
-	n := checkInteger(L, 2)
+	n := int64(checkInt(L, 2)) // luaL_checkint: string.rep('x', 2^32) is ""
 	if n <= 0 || s == "" {
 		L.Push(lua.LString(""))
 		return 1
 	}
-	if int64(len(s))*n > 512<<20 {
-		luaError(L, "not enough memory")
-	}
+	vm.checkAlloc(L, int64(len(s))*n)
 	L.Push(lua.LString(strings.Repeat(s, int(n))))
 	return 1
 }
@@ -174,7 +172,7 @@ func (vm *VM) tableLib(std *lua.LTable) *lua.LTable {
 	L := vm.L
 	t := copyTable(L, std)
 	for name, fn := range map[string]lua.LGFunction{
-		"concat":   tabConcat,
+		"concat":   vm.tabConcat,
 		"insert":   vm.tabInsert,
 		"foreach":  tabForeach,
 		"foreachi": tabForeachi,
@@ -187,7 +185,7 @@ func (vm *VM) tableLib(std *lua.LTable) *lua.LTable {
 }
 
 // tabConcat is table.concat(t [, sep [, i [, j]]]) with numbers as "%.14g".
-func tabConcat(L *lua.LState) int {
+func (vm *VM) tabConcat(L *lua.LState) int {
 	t := checkTable(L, 1)
 	sep := ""
 	if L.Get(2) != lua.LNil {
@@ -204,13 +202,38 @@ func tabConcat(L *lua.LState) int {
 		if !isLuaString(v) {
 			luaError(L, "invalid value ("+v.Type().String()+") at index "+itoa(int(i))+" in table for 'concat'")
 		}
-		b.WriteString(luaToString(v))
+		piece := luaToString(v)
+		if b.Len() == 0 {
+			vm.checkAlloc(L, concatSize(t, len(sep), i, last))
+		}
+		b.WriteString(piece)
 		if i != last {
 			b.WriteString(sep)
 		}
 	}
 	L.Push(lua.LString(b.String()))
 	return 1
+}
+
+// concatSize is the length of table.concat's result for t[i..last] joined
+// by a separator of sepLen bytes, counting only the string and number
+// values up to the first other one (where table.concat raises).
+func concatSize(t *lua.LTable, sepLen int, i, last int64) int64 {
+	var n int64
+	for j := i; j <= last; j++ {
+		v := t.RawGetInt(int(j))
+		if !isLuaString(v) {
+			break
+		}
+		n += int64(len(luaToString(v)))
+		if j != last {
+			n += int64(sepLen)
+		}
+		if n > maxLuaString {
+			break
+		}
+	}
+	return n
 }
 
 // tabInsert is table.insert(t, [pos,] v); read-only tables refuse it.

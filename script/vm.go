@@ -122,6 +122,9 @@ func newVM(sh *shared, mode vmMode) *VM {
 // interrupt is called by the hook every HookPeriod instructions. It returns
 // the message of the error that kills the running code, or "".
 func (vm *VM) interrupt() string {
+	if vm.overBudget(0) {
+		vm.memoryError(vm.L.G.CurrentThread)
+	}
 	if !vm.deadline.IsZero() && time.Now().After(vm.deadline) {
 		return vm.deadlineMsg
 	}
