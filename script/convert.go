@@ -133,7 +133,7 @@ func parseReply(L *lua.LState, b []byte) (lua.LValue, []byte) {
 		if n < 0 {
 			return lua.LFalse, rest
 		}
-		if n+2 > len(rest) {
+		if n > len(rest)-2 {
 			return lua.LNil, nil
 		}
 		return lua.LString(rest[:n]), rest[n+2:]
@@ -151,8 +151,8 @@ func parseReply(L *lua.LState, b []byte) (lua.LValue, []byte) {
 		if n < 0 {
 			return lua.LFalse, rest
 		}
-		t := L.CreateTable(n, 0)
-		for i := 1; i <= n; i++ {
+		t := L.CreateTable(sizeHint(n, rest), 0)
+		for i := 1; i <= n && len(rest) > 0; i++ {
 			var v lua.LValue
 			v, rest = parseReply(L, rest)
 			if v != lua.LNil {
@@ -162,8 +162,8 @@ func parseReply(L *lua.LState, b []byte) (lua.LValue, []byte) {
 		return t, rest
 	case '%':
 		n := atoi(line)
-		m := L.CreateTable(0, n)
-		for i := 0; i < n; i++ {
+		m := L.CreateTable(0, sizeHint(n, rest))
+		for i := 0; i < n && len(rest) > 0; i++ {
 			var k, v lua.LValue
 			k, rest = parseReply(L, rest)
 			v, rest = parseReply(L, rest)
@@ -176,8 +176,8 @@ func parseReply(L *lua.LState, b []byte) (lua.LValue, []byte) {
 		return t, rest
 	case '~':
 		n := atoi(line)
-		s := L.CreateTable(0, n)
-		for i := 0; i < n; i++ {
+		s := L.CreateTable(0, sizeHint(n, rest))
+		for i := 0; i < n && len(rest) > 0; i++ {
 			var k lua.LValue
 			k, rest = parseReply(L, rest)
 			if k != lua.LNil {
@@ -202,7 +202,7 @@ func parseReply(L *lua.LState, b []byte) (lua.LValue, []byte) {
 		return t, rest
 	case '=':
 		n := atoi(line)
-		if n < 4 || n+2 > len(rest) {
+		if n < 4 || n > len(rest)-2 {
 			return lua.LNil, nil
 		}
 		vt := L.CreateTable(0, 2)
@@ -214,14 +214,14 @@ func parseReply(L *lua.LState, b []byte) (lua.LValue, []byte) {
 	case '|':
 		// Attributes are not shown to scripts: skip them, return the value.
 		n := atoi(line)
-		for i := 0; i < 2*n; i++ {
+		for i := 0; i < 2*n && len(rest) > 0; i++ {
 			_, rest = parseReply(L, rest)
 		}
 		return parseReply(L, rest)
 	case '>':
 		n := atoi(line)
-		t := L.CreateTable(n, 0)
-		for i := 1; i <= n; i++ {
+		t := L.CreateTable(sizeHint(n, rest), 0)
+		for i := 1; i <= n && len(rest) > 0; i++ {
 			var v lua.LValue
 			v, rest = parseReply(L, rest)
 			if v != lua.LNil {
@@ -231,6 +231,20 @@ func parseReply(L *lua.LState, b []byte) (lua.LValue, []byte) {
 		return t, rest
 	}
 	return lua.LNil, nil
+}
+
+// sizeHint bounds the table size an aggregate header announces by what
+// the rest of the reply can hold (an element takes at least 3 bytes), so a
+// malformed length cannot allocate without limit; aggregates stop reading
+// when the bytes run out.
+func sizeHint(n int, rest []byte) int {
+	if m := len(rest) / 3; n > m {
+		return m
+	}
+	if n < 0 {
+		return 0
+	}
+	return n
 }
 
 // atoi parses a RESP length ("-1" included).
