@@ -107,3 +107,10 @@ func (d *DB) KeysInSlot(dst []string, slot, max int) []string {
 	}
 	return dst
 }
+
+// HasKeyQuiet reports whether key exists, as getNodeByQuery asks during a
+// migration (lookupKeyReadWithFlags with NOTOUCH|NOSTATS|NONOTIFY): a
+// stale key is expired first; no hit, miss or access is recorded.
+func (d *DB) HasKeyQuiet(key []byte) bool {
+	return d.lookup(bstr(key), lookupNoTouch|lookupNoNotify) != nil
+}

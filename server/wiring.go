@@ -71,6 +71,7 @@ var commandFamilies = [][]commandDef{
 	dumpCommands,          // cmd_dump.go: DUMP, RESTORE, RESTORE-ASKING
 	saveCommands,          // rdb_save.go: SAVE, BGSAVE, LASTSAVE
 	aclCommands,           // cmd_acl.go: ACL *
+	clusterCommands,       // cmd_cluster.go: CLUSTER *, READONLY, READWRITE, ASKING
 }
 
 // hooks are the server's hook points. Each runs under the engine lock
@@ -174,6 +175,7 @@ func (s *Server) wire() {
 	)
 	// loadDataFromDisk.
 	h.load = append(h.load,
+		(*Server).clusterInitLocked,    // cluster.go: the slot index and nodes.conf (clusterInit)
 		(*Server).openAOFOnStartLocked, // aof.go (loadAppendOnlyFiles)
 		(*Server).loadRDBOnStartLocked, // rdb_load.go (rdbLoad, when the AOF is off)
 	)
@@ -322,7 +324,8 @@ func (s *Server) wire() {
 
 	// Close: the AOF's final write, fsync and close.
 	h.close = append(h.close,
-		(*Server).closeAOF, // aof.go
-		(*Server).closeRDB, // rdb_save.go
+		(*Server).closeAOF,     // aof.go
+		(*Server).closeRDB,     // rdb_save.go
+		(*Server).closeCluster, // cluster.go: releases nodes.conf
 	)
 }
