@@ -225,7 +225,7 @@ func cmdClusterShards(c *client, args [][]byte) {
 
 // writeShardNode is addNodeDetailsToShardReply.
 func (s *Server) writeShardNode(c *client, n *cluster.Node) {
-	fields := 6
+	fields := 7 // id, port, ip, endpoint, role, replication-offset, health
 	if n.Hostname != "" {
 		fields++
 	}
@@ -578,7 +578,7 @@ func cmdClusterBumpEpoch(c *client, args [][]byte) {
 		word = "BUMPED "
 		s.clusterChangedLocked()
 	}
-	c.w.BulkString(word + strconv.FormatUint(s.cluster.st.Myself.ConfigEpoch, 10))
+	c.w.Status(word + strconv.FormatUint(s.cluster.st.Myself.ConfigEpoch, 10))
 }
 
 func cmdClusterSetConfigEpoch(c *client, args [][]byte) {
