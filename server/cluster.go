@@ -101,6 +101,10 @@ func (s *Server) clusterInitLocked() error {
 	}
 	s.refreshMyselfLocked()
 	s.clusterChangedLocked()
+	// Redis's clusterCron applies a new coverage rule within 100ms; here
+	// at once.
+	s.params.onApply(func(s *Server) error { s.clusterChangedLocked(); return nil },
+		"cluster-require-full-coverage")
 	return nil
 }
 

@@ -73,8 +73,8 @@ func (s *Server) getNodeByQueryLocked(c *client, cmd *command, args [][]byte) (*
 		slot                      = -1
 		migrating, importing      bool
 		multipleKeys              bool
-		missingKeys               int
-		pubsubShard               = isPubSubShard(cmd)
+		missingKeys, existingKeys int
+		pubsubShard               bool // a sharded pub/sub command is part of the request
 		failed                    redirKind
 		positions                 [8]int
 		isExec                    = cmd.name == "exec"
@@ -84,6 +84,9 @@ func (s *Server) getNodeByQueryLocked(c *client, cmd *command, args [][]byte) (*
 		cmdIsMigrate, cmdIsAsking = cmd.name == "migrate", cmd.name == "restore-asking"
 	)
 	visit = func(mcmd *command, margs [][]byte) bool {
+		if isPubSubShard(mcmd) {
+			pubsubShard = true
+		}
 		for _, pos := range appendQueryKeys(positions[:0], mcmd, margs) {
 			key := margs[pos]
 			thisSlot := cluster.KeyHashSlot(key)
@@ -106,8 +109,12 @@ func (s *Server) getNodeByQueryLocked(c *client, cmd *command, args [][]byte) (*
 				}
 				multipleKeys = true
 			}
-			if (migrating || importing) && !pubsubShard && !ks.HasKeyQuiet(key) {
-				missingKeys++
+			if (migrating || importing) && !pubsubShard {
+				if ks.HasKeyQuiet(key) {
+					existingKeys++
+				} else {
+					missingKeys++
+				}
 			}
 		}
 		return true
@@ -148,6 +155,10 @@ func (s *Server) getNodeByQueryLocked(c *client, cmd *command, args [][]byte) (*
 		return myself, slot, redirNone
 	}
 	if migrating && missingKeys > 0 {
+		// Some keys here, some gone: TRYAGAIN (7.0.15 has this from 7.2).
+		if existingKeys > 0 {
+			return nil, slot, redirUnstable
+		}
 		return st.MigratingTo(slot), slot, redirAsk
 	}
 	if importing && (c.cl.asking || cmdIsAsking) {

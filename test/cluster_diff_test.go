@@ -310,8 +310,8 @@ func TestDiffClusterRedirections(t *testing.T) {
 		c := p.Conn("A")
 		other := strings.Repeat("2", 40)
 		me := strings.Repeat("1", 40)
-		c.Do("CLUSTER", "INFO")
-		c.Do("CLUSTER", "SLOTS")
+		p.DoClusterInfo("A")
+		p.DoNormalized("A", "", "", "CLUSTER", "SLOTS")
 		c.Do("GET", "foo") // slot 12182: the other node's
 		c.Do("SET", "foo", "1")
 		c.Do("MGET", "bar", "foo")
@@ -338,7 +338,7 @@ func TestDiffClusterRedirections(t *testing.T) {
 		c.Do("CLUSTER", "SETSLOT", "5061", "NODE", other)
 		c.Do("GET", "bar")
 		c.Do("CLUSTER", "SETSLOT", "5061", "NODE", me)
-		c.Do("CLUSTER", "INFO")
+		p.DoClusterInfo("A")
 		// Importing slot 12182 (foo) from the other node.
 		c.Do("CLUSTER", "SETSLOT", "12182", "MIGRATING", other)
 		c.Do("CLUSTER", "SETSLOT", "12182", "IMPORTING", other)
@@ -369,7 +369,7 @@ func TestDiffClusterRedirections(t *testing.T) {
 		c.Do("CLUSTER", "GETKEYSINSLOT", "12182", "5")
 		c.Do("CLUSTER", "SETSLOT", "12182", "NODE", me)
 		c.Do("GET", "foo")
-		c.Do("CLUSTER", "INFO")
+		p.DoClusterInfo("A")
 		c.Do("CLUSTER", "SETSLOT", "12182", "NODE", other)
 		p.DoNormalized("A", "", "", "CLUSTER", "SLOTS")
 		p.DoNormalizedSorted("A", "", "", "CLUSTER", "SHARDS")
