@@ -136,7 +136,7 @@ func newClusterPair(t *testing.T, proto int, nodesConf string, extra ...string) 
 	waitClusterOK(t, on.addr)
 	p := &diffPair{
 		t: t, redis: &leasedServer{serverProc: rn.serverProc, tainted: true},
-		ours: &leasedServer{serverProc: on.serverProc, tainted: true},
+		ours:  &leasedServer{serverProc: on.serverProc, tainted: true},
 		proto: proto, conns: map[string]*diffConn{},
 	}
 	return &clusterPair{diffPair: p, rn: rn, on: on}
