@@ -385,3 +385,18 @@ func TestDiffClusterRedirections(t *testing.T) {
 		c.Do("INFO", "ERRORSTATS")
 	})
 }
+
+// Without cluster mode every cluster command is refused with Redis's text.
+func TestDiffClusterDisabled(t *testing.T) {
+	forBothProtocols(t, func(t *testing.T, proto int) {
+		p := newDiffPairProto(t, proto)
+		c := p.Conn("A")
+		for _, cmd := range [][]string{
+			{"CLUSTER", "INFO"}, {"CLUSTER", "KEYSLOT", "foo"}, {"CLUSTER", "HELP"},
+			{"CLUSTER", "NOSUCH"}, {"CLUSTER", "SLOTS"}, {"READONLY"}, {"READWRITE"}, {"ASKING"},
+			{"SELECT", "1"}, {"INFO", "CLUSTER"}, {"MSET", "a", "1", "b", "2"},
+		} {
+			c.Do(cmd...)
+		}
+	})
+}
