@@ -79,6 +79,9 @@ func (c *client) flags() string {
 	if c.ops.unix {
 		b = append(b, 'U')
 	}
+	if c.cl.readonly {
+		b = append(b, 'r')
+	}
 	if c.noEvict {
 		b = append(b, 'e')
 	}

@@ -6,11 +6,13 @@ import (
 	"io"
 	"net"
 	"os"
+	"sort"
 	"strconv"
 	"strings"
 	"syscall"
 
 	"github.com/miniwatchd/miniwatchd/cluster"
+	"github.com/miniwatchd/miniwatchd/protocol"
 )
 
 // Cluster mode (Redis 7.0 cluster.c, without the cluster bus): with
@@ -195,6 +197,10 @@ func (c *client) clusterBeforeCommand() {
 	c.cl.slot = -1
 }
 
+// clusterReset is RESET's part (clearClientConnectionState): ASKING and
+// READONLY end.
+func clusterReset(s *Server, c *client) { c.cl.asking, c.cl.readonly = false, false }
+
 // infoCluster is INFO cluster.
 func (s *Server) infoCluster(b *strings.Builder) {
 	if s.cluster.on {
@@ -210,4 +216,53 @@ func (s *Server) redisMode() string {
 		return "cluster"
 	}
 	return "standalone"
+}
+
+// servesLocked reports whether myself serves slot, as its owner or a
+// replica of the owner (clusterGetNodesServingMySlots holds myself).
+func (s *Server) servesLocked(slot int) bool {
+	me, n := s.cluster.st.Myself, s.cluster.st.Owner(slot)
+	return n != nil && (n == me || (me.IsReplica() && me.Master == n))
+}
+
+// removeShardChannelsLocked is removeChannelsInSlot for every slot gone
+// says this node no longer serves: each subscriber of a shard channel of
+// such a slot is unsubscribed and told so ("sunsubscribe"), channels in
+// byte order within a slot (Redis's slots_to_channels rax), subscribers
+// in subscription order.
+func (s *Server) removeShardChannelsLocked(gone func(slot int) bool) {
+	m := s.ps.subs[kindShard]
+	if len(m) == 0 {
+		return
+	}
+	var names []string
+	for name := range m {
+		if gone(cluster.KeyHashSlot(name)) {
+			names = append(names, name)
+		}
+	}
+	sort.Slice(names, func(i, j int) bool {
+		si, sj := cluster.KeyHashSlot(names[i]), cluster.KeyHashSlot(names[j])
+		if si != sj {
+			return si < sj
+		}
+		return names[i] < names[j]
+	})
+	for _, name := range names {
+		set := m[name]
+		if set == nil {
+			continue
+		}
+		var subs []*client
+		set.each(func(c *client) bool { subs = append(subs, c); return true })
+		for _, c := range subs {
+			s.unsubscribeLocked(c, kindShard, name, false)
+			w := protocol.Writer{Proto: c.w.Proto}
+			w.Push(3)
+			w.BulkString("sunsubscribe")
+			w.BulkString(name)
+			w.Int(int64(c.ps.count(kindShard)))
+			s.deliverLocked(c, w.Buf)
+		}
+	}
 }

@@ -328,6 +328,9 @@ func (s *Server) checkSlotAssignments(c *client, seen []bool, del bool, start, e
 // myself (or unassigned), ending any import of them.
 func (s *Server) updateSlots(seen []bool, del bool) {
 	st := s.cluster.st
+	if del {
+		s.removeShardChannelsLocked(func(slot int) bool { return seen[slot] && s.servesLocked(slot) })
+	}
 	for j, on := range seen {
 		if !on {
 			continue
@@ -399,7 +402,9 @@ func cmdClusterFlushSlots(c *client, args [][]byte) {
 		c.fail(protocol.Error("ERR DB must be empty to perform CLUSTER FLUSHSLOTS."))
 		return
 	}
-	s.cluster.st.DelNodeSlots(s.cluster.st.Myself)
+	me := s.cluster.st.Myself
+	s.removeShardChannelsLocked(func(slot int) bool { return s.cluster.st.Owner(slot) == me })
+	s.cluster.st.DelNodeSlots(me)
 	s.clusterChangedLocked()
 	c.w.OK()
 }
@@ -468,6 +473,9 @@ func cmdClusterSetSlot(c *client, args [][]byte) {
 			st.SetMigrating(slot, nil)
 		}
 		wasMine := st.Owner(slot) == me
+		if s.servesLocked(slot) { // clusterDelSlot drops the slot's shard channels
+			s.removeShardChannelsLocked(func(j int) bool { return j == slot })
+		}
 		st.DelSlot(slot)
 		st.AddSlot(n, slot)
 		if wasMine && n != me && me.NumSlots() == 0 && paramOr(&s.cfg, "cluster-allow-replica-migration", "yes") == "yes" {
@@ -512,6 +520,7 @@ func cmdClusterReset(c *client, args [][]byte) {
 		c.fail(protocol.Error("ERR CLUSTER RESET can't be called with master nodes containing keys"))
 		return
 	}
+	s.removeShardChannelsLocked(s.servesLocked)
 	st.Reset(hard, cluster.NewNodeID())
 	s.clusterChangedLocked()
 	c.w.OK()

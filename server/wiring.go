@@ -270,8 +270,9 @@ func (s *Server) wire() {
 
 	// RESET: disableTracking, then the unsubscriptions.
 	h.reset = append(h.reset,
-		pubsubReset, // pubsub_hooks.go
-		opsReset,    // ops.go: MONITOR, CLIENT REPLY
+		pubsubReset,  // pubsub_hooks.go
+		opsReset,     // ops.go: MONITOR, CLIENT REPLY
+		clusterReset, // cluster.go: ASKING, READONLY
 	)
 
 	// serverCron: the AOF (flush postponed writes, fsync everysec, start a

@@ -173,6 +173,37 @@ func TestDiffClusterErrors(t *testing.T) {
 	})
 }
 
+// READONLY shows in CLIENT LIST's flags (r) until READWRITE or RESET.
+func TestDiffClusterReadonlyFlag(t *testing.T) {
+	p := newClusterPair(t, 2, "")
+	c := p.Conn("A")
+	flags := func() {
+		t.Helper()
+		want, got := c.DoMode(cmpIgnore, "CLIENT", "INFO")
+		field := func(s string) string {
+			for _, f := range strings.Fields(s) {
+				if strings.HasPrefix(f, "flags=") {
+					return f
+				}
+			}
+			return ""
+		}
+		if w, g := field(want.Str), field(got.Str); w != g {
+			t.Fatalf("CLIENT INFO %s, redis-server %s", g, w)
+		}
+	}
+	c.Do("READONLY")
+	flags()
+	c.Do("READWRITE")
+	flags()
+	c.Do("READONLY")
+	c.Do("RESET")
+	flags()
+	c.Do("ASKING")
+	c.Do("RESET")
+	c.Do("GET", "a")
+}
+
 // Transactions whose keys span slots: a queued command with keys of two
 // slots is refused and poisons the transaction; commands of different
 // slots queue fine and EXEC replies CROSSSLOT (not EXECABORT) and discards
@@ -398,5 +429,36 @@ func TestDiffClusterDisabled(t *testing.T) {
 		} {
 			c.Do(cmd...)
 		}
+	})
+}
+
+// Unassigning a slot unsubscribes the subscribers of its shard channels,
+// each told with "sunsubscribe"; shard channels of several slots in one
+// SSUBSCRIBE are CROSSSLOT.
+func TestDiffClusterShardChannels(t *testing.T) {
+	forBothProtocols(t, func(t *testing.T, proto int) {
+		p := newClusterPair(t, proto, "")
+		sub, sub2, c := p.Conn("sub"), p.Conn("sub2"), p.Conn("A")
+		sub.Do("SSUBSCRIBE", "foo", "bar")
+		sub.Send("SSUBSCRIBE", "{foo}x", "foo")
+		sub.Read(cmpExact)
+		sub.Read(cmpExact)
+		sub.Do("SSUBSCRIBE", "{bar}y")
+		sub2.Do("SSUBSCRIBE", "{foo}x")
+		c.Do("SPUBLISH", "foo", "m")
+		sub.Read(cmpExact)
+		c.Do("PUBSUB", "SHARDNUMSUB", "foo", "{foo}x")
+		c.Do("CLUSTER", "DELSLOTS", "12182") // foo's slot
+		sub.Read(cmpExact)
+		sub.Read(cmpExact)
+		sub2.Read(cmpExact)
+		c.Do("PUBSUB", "SHARDNUMSUB", "foo", "{foo}x")
+		c.Do("CLUSTER", "ADDSLOTS", "12182")
+		rid := clusterDo(t, p.rn.addr, "CLUSTER", "MYID").Str
+		oid := clusterDo(t, p.on.addr, "CLUSTER", "MYID").Str
+		p.DoNormalizedEach("A", rid, oid, []string{"CLUSTER", "SETSLOT", "5061", "NODE", rid}, []string{"CLUSTER", "SETSLOT", "5061", "NODE", oid})
+		sub.Read(cmpExact) // {bar}y's slot was reassigned (to myself)
+		sub.Do("PING")
+		sub2.Do("PING")
 	})
 }
