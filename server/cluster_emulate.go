@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"strconv"
 
@@ -40,6 +41,9 @@ func EmulatedClusterConfigs(cfg Config) ([]Config, error) {
 	existing := 0
 	for i := range cfgs {
 		c := cfg.Clone()
+		if c.Params == nil {
+			c.Params = map[string]string{}
+		}
 		c.Port = cfg.Port + i
 		c.Params["cluster-enabled"] = "yes"
 		c.Params["cluster-config-file"] = "nodes-" + strconv.Itoa(c.Port) + ".conf"
@@ -103,4 +107,74 @@ func emulatedState(ids []string, port, me int) *cluster.State {
 		cursor += per
 	}
 	return st
+}
+
+// StartEmulatedCluster starts the nodes of an emulated cluster of n nodes
+// (the Go side of --cluster-emulate): on cfg.Port and the ports after it,
+// or, with cfg.Port 0, on the first run of n free consecutive ports found.
+// Each node serves in the background; Close each to stop. The nodes'
+// nodes.conf files go to cfg's dir.
+func StartEmulatedCluster(cfg Config, n int) ([]*Server, error) {
+	if n <= 0 {
+		return nil, errors.New("an emulated cluster needs at least one node")
+	}
+	cfg = cfg.Clone()
+	if cfg.Params == nil {
+		cfg.Params = map[string]string{}
+	}
+	cfg.Params["cluster-emulate"] = strconv.Itoa(n)
+	if cfg.Port == 0 {
+		base, err := freePortRun(n)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Port = base
+	}
+	cfgs, err := EmulatedClusterConfigs(cfg)
+	if err != nil {
+		return nil, err
+	}
+	var nodes []*Server
+	for _, c := range cfgs {
+		s, err := New(c)
+		if err == nil {
+			if err = s.Listen(); err != nil {
+				s.Close()
+			}
+		}
+		if err != nil {
+			for _, o := range nodes {
+				o.Close()
+			}
+			return nil, fmt.Errorf("emulated cluster node on port %d: %v", c.Port, err)
+		}
+		go s.Serve()
+		nodes = append(nodes, s)
+	}
+	return nodes, nil
+}
+
+// freePortRun finds n consecutive ports of 127.0.0.1 free now.
+func freePortRun(n int) (int, error) {
+	for attempt := 0; attempt < 50; attempt++ {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return 0, err
+		}
+		base := ln.Addr().(*net.TCPAddr).Port
+		ln.Close()
+		ok := base+n-1 <= 65535
+		for p := base + 1; ok && p < base+n; p++ {
+			l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p))
+			if err != nil {
+				ok = false
+				break
+			}
+			l.Close()
+		}
+		if ok {
+			return base, nil
+		}
+	}
+	return 0, errors.New("no run of free ports for an emulated cluster")
 }
