@@ -40,6 +40,8 @@ type clusterMode struct {
 	st   *cluster.State // nil unless on
 	path string         // the resolved cluster-config-file
 	lock *os.File       // nodes.conf, open and flocked while the server runs
+	// query is getNodeByQuery's scratch state (cluster_redirect.go).
+	query nodeQuery
 }
 
 // clientCluster is a client's cluster state (Redis's CLIENT_ASKING,

@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/miniwatchd/miniwatchd/cluster"
+	"github.com/miniwatchd/miniwatchd/db"
 	"github.com/miniwatchd/miniwatchd/protocol"
 )
 
@@ -60,6 +61,63 @@ func appendQueryKeys(dst []int, cmd *command, args [][]byte) []int {
 	return cmd.meta.AppendKeyPositions(dst, args)
 }
 
+// nodeQuery is getNodeByQuery's state while it walks the keys of one
+// request. The server keeps one (clusterMode.query), reused by every call
+// under the engine lock, so the walk allocates nothing.
+type nodeQuery struct {
+	st                        *cluster.State
+	db                        *db.DB
+	n                         *cluster.Node // the node serving the first key's slot
+	firstKey                  []byte
+	slot                      int
+	migrating, importing      bool
+	multipleKeys              bool
+	missingKeys, existingKeys int
+	pubsubShard               bool // a sharded pub/sub command is part of the request
+	failed                    redirKind
+	positions                 []int
+}
+
+// visit hashes the keys of one command of the request; it reports false
+// when the request cannot be served (q.failed says why).
+func (q *nodeQuery) visit(mcmd *command, margs [][]byte) bool {
+	if isPubSubShard(mcmd) {
+		q.pubsubShard = true
+	}
+	q.positions = appendQueryKeys(q.positions[:0], mcmd, margs)
+	for _, pos := range q.positions {
+		key := margs[pos]
+		thisSlot := cluster.KeyHashSlot(key)
+		if q.firstKey == nil {
+			q.firstKey, q.slot = key, thisSlot
+			q.n = q.st.Owner(thisSlot)
+			if q.n == nil {
+				q.failed = redirDownUnbound
+				return false
+			}
+			if q.n == q.st.Myself && q.st.MigratingTo(thisSlot) != nil {
+				q.migrating = true
+			} else if q.st.ImportingFrom(thisSlot) != nil {
+				q.importing = true
+			}
+		} else if string(q.firstKey) != string(key) {
+			if q.slot != thisSlot {
+				q.failed = redirCrossSlot
+				return false
+			}
+			q.multipleKeys = true
+		}
+		if (q.migrating || q.importing) && !q.pubsubShard {
+			if q.db.HasKeyQuiet(key) {
+				q.existingKeys++
+			} else {
+				q.missingKeys++
+			}
+		}
+	}
+	return true
+}
+
 // getNodeByQueryLocked is getNodeByQuery for cmd with args sent by c (for
 // EXEC, the commands c queued): the node that serves the request, the slot
 // of its keys (-1 when it has none) and, when the node is not myself or is
@@ -67,81 +125,33 @@ func appendQueryKeys(dst []int, cmd *command, args [][]byte) []int {
 func (s *Server) getNodeByQueryLocked(c *client, cmd *command, args [][]byte) (*cluster.Node, int, redirKind) {
 	st := s.cluster.st
 	myself := st.Myself
-	var (
-		n                         *cluster.Node
-		firstKey                  []byte
-		slot                      = -1
-		migrating, importing      bool
-		multipleKeys              bool
-		missingKeys, existingKeys int
-		pubsubShard               bool // a sharded pub/sub command is part of the request
-		failed                    redirKind
-		positions                 [8]int
-		isExec                    = cmd.name == "exec"
-		writeTx                   = cmd.has(flagWrite)
-		visit                     func(mcmd *command, margs [][]byte) bool
-		ks                        = s.ks.DB(0)
-		cmdIsMigrate, cmdIsAsking = cmd.name == "migrate", cmd.name == "restore-asking"
-	)
-	visit = func(mcmd *command, margs [][]byte) bool {
-		if isPubSubShard(mcmd) {
-			pubsubShard = true
-		}
-		for _, pos := range appendQueryKeys(positions[:0], mcmd, margs) {
-			key := margs[pos]
-			thisSlot := cluster.KeyHashSlot(key)
-			if firstKey == nil {
-				firstKey, slot = key, thisSlot
-				n = st.Owner(slot)
-				if n == nil {
-					failed = redirDownUnbound
-					return false
-				}
-				if n == myself && st.MigratingTo(slot) != nil {
-					migrating = true
-				} else if st.ImportingFrom(slot) != nil {
-					importing = true
-				}
-			} else if string(firstKey) != string(key) {
-				if slot != thisSlot {
-					failed = redirCrossSlot
-					return false
-				}
-				multipleKeys = true
-			}
-			if (migrating || importing) && !pubsubShard {
-				if ks.HasKeyQuiet(key) {
-					existingKeys++
-				} else {
-					missingKeys++
-				}
-			}
-		}
-		return true
-	}
-	if isExec {
+	q := &s.cluster.query
+	*q = nodeQuery{st: st, db: s.ks.DB(0), slot: -1, positions: q.positions}
+	writeTx := cmd.has(flagWrite)
+	if cmd.name == "exec" {
 		if !c.multi.Active() {
 			return myself, -1, redirNone
 		}
 		writeTx = c.multi.HasWrite()
 		ok := true
-		c.multi.Each(func(q any, qargs [][]byte) {
+		c.multi.Each(func(qc any, qargs [][]byte) {
 			if ok {
-				ok = visit(q.(*command), qargs)
+				ok = q.visit(qc.(*command), qargs)
 			}
 		})
 		if !ok {
-			return nil, -1, failed
+			return nil, -1, q.failed
 		}
-	} else if !visit(cmd, args) {
-		return nil, -1, failed
+	} else if !q.visit(cmd, args) {
+		return nil, -1, q.failed
 	}
+	n, slot := q.n, q.slot
 	if n == nil { // no key at all
 		return myself, -1, redirNone
 	}
 	if !st.OK() {
 		switch {
-		case pubsubShard:
+		case q.pubsubShard:
 			if paramOr(&s.cfg, "cluster-allow-pubsubshard-when-down", "yes") != "yes" {
 				return nil, -1, redirDownState
 			}
@@ -151,23 +161,23 @@ func (s *Server) getNodeByQueryLocked(c *client, cmd *command, args [][]byte) (*
 			return nil, -1, redirDownROState
 		}
 	}
-	if (migrating || importing) && cmdIsMigrate {
+	if (q.migrating || q.importing) && cmd.name == "migrate" {
 		return myself, slot, redirNone
 	}
-	if migrating && missingKeys > 0 {
+	if q.migrating && q.missingKeys > 0 {
 		// Some keys here, some gone: TRYAGAIN (7.0.15 has this from 7.2).
-		if existingKeys > 0 {
+		if q.existingKeys > 0 {
 			return nil, slot, redirUnstable
 		}
 		return st.MigratingTo(slot), slot, redirAsk
 	}
-	if importing && (c.cl.asking || cmdIsAsking) {
-		if multipleKeys && missingKeys > 0 {
+	if q.importing && (c.cl.asking || cmd.name == "restore-asking") {
+		if q.multipleKeys && q.missingKeys > 0 {
 			return nil, slot, redirUnstable
 		}
 		return myself, slot, redirNone
 	}
-	if (c.cl.readonly || pubsubShard) && !writeTx && myself.IsReplica() && myself.Master == n {
+	if (c.cl.readonly || q.pubsubShard) && !writeTx && myself.IsReplica() && myself.Master == n {
 		return myself, slot, redirNone
 	}
 	if n != myself {

@@ -1,0 +1,34 @@
+package server
+
+import (
+	"testing"
+)
+
+// getNodeByQuery's walk of a plain command's keys allocates nothing.
+func TestGetNodeByQueryNoAllocs(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Port = 0
+	cfg.Dir = t.TempDir()
+	cfg.Params = map[string]string{"cluster-enabled": "yes"}
+	s, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := &client{srv: s, db: s.ks.DB(0)}
+	get := s.table.lookupName("get")
+	mget := s.table.lookupName("mget")
+	args := [][]byte{[]byte("get"), []byte("{u}a")}
+	margs := [][]byte{[]byte("mget"), []byte("{u}a"), []byte("{u}b"), []byte("{u}c")}
+	s.getNodeByQueryLocked(c, mget, margs) // sizes the scratch buffer
+	if n := testing.AllocsPerRun(100, func() {
+		if node, _, _ := s.getNodeByQueryLocked(c, get, args); node != s.cluster.st.Myself {
+			t.Fatal("GET not served here")
+		}
+		s.getNodeByQueryLocked(c, mget, margs)
+	}); n != 0 {
+		t.Fatalf("getNodeByQuery allocates %.1f times per GET+MGET", n)
+	}
+}
