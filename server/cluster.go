@@ -118,6 +118,42 @@ func (s *Server) clusterInitLocked() error {
 	return nil
 }
 
+// clusterVerifyDataLocked is verifyClusterConfigWithData, after the data
+// is loaded: keys outside db 0 fail the start; a slot holding keys that
+// this node neither serves nor imports is taken (unassigned) or set
+// importing from its owner.
+func (s *Server) clusterVerifyDataLocked() error {
+	cm := &s.cluster
+	if !cm.on || cm.st.Myself.IsReplica() {
+		return nil
+	}
+	for j := 1; j < s.ks.Len(); j++ {
+		if s.ks.DB(j).Size() != 0 {
+			msg := "You can't have keys in a DB different than DB 0 when in Cluster mode. Exiting."
+			s.log.Warn(msg)
+			return errors.New(msg)
+		}
+	}
+	st, d, changed := cm.st, s.ks.DB(0), false
+	for j := 0; j < cluster.Slots && d.Size() > 0; j++ {
+		if d.CountKeysInSlot(j) == 0 || st.Owner(j) == st.Myself || st.ImportingFrom(j) != nil {
+			continue
+		}
+		changed = true
+		if st.Owner(j) == nil {
+			s.log.Warn(fmt.Sprintf("I have keys for unassigned slot %d. Taking responsibility for it.", j))
+			st.AddSlot(st.Myself, j)
+		} else {
+			s.log.Warn(fmt.Sprintf("I have keys for slot %d, but the slot is assigned to another node. Setting it to importing state.", j))
+			st.SetImporting(j, st.Owner(j))
+		}
+	}
+	if changed {
+		s.clusterChangedLocked()
+	}
+	return nil
+}
+
 // closeCluster releases nodes.conf (close hook).
 func (s *Server) closeCluster() {
 	if s.cluster.lock != nil {

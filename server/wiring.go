@@ -175,9 +175,10 @@ func (s *Server) wire() {
 	)
 	// loadDataFromDisk.
 	h.load = append(h.load,
-		(*Server).clusterInitLocked,    // cluster.go: the slot index and nodes.conf (clusterInit)
-		(*Server).openAOFOnStartLocked, // aof.go (loadAppendOnlyFiles)
-		(*Server).loadRDBOnStartLocked, // rdb_load.go (rdbLoad, when the AOF is off)
+		(*Server).clusterInitLocked,       // cluster.go: the slot index and nodes.conf (clusterInit)
+		(*Server).openAOFOnStartLocked,    // aof.go (loadAppendOnlyFiles)
+		(*Server).loadRDBOnStartLocked,    // rdb_load.go (rdbLoad, when the AOF is off)
+		(*Server).clusterVerifyDataLocked, // cluster.go: verifyClusterConfigWithData
 	)
 
 	// processCommand, before the lookup: server.current_client and the
