@@ -207,6 +207,52 @@ func (s *Server) clusterChangedLocked() {
 	if err := s.clusterSaveConfigLocked(); err != nil {
 		s.log.Warn("Fatal: can't update cluster config file.")
 	}
+	s.clusterRedirectBlockedLocked()
+}
+
+// clusterRedirectBlockedLocked is clusterRedirectBlockedClientIfNeeded for
+// every client blocked on keys (Redis runs it from clientsCron, so within
+// about a second of the change; here right after it): while the cluster is
+// down the client gets CLUSTERDOWN, and when its keys' slot is no longer
+// served here nor imported, CLUSTERDOWN Hash slot not served or MOVED; it
+// is then unblocked.
+func (s *Server) clusterRedirectBlockedLocked() {
+	if s.blk.blocked == 0 {
+		return
+	}
+	st := s.cluster.st
+	me := st.Myself
+	for _, c := range s.clients {
+		b := c.blocked
+		if b == nil || (b.kind != blockList && b.kind != blockZSet && b.kind != blockStream) {
+			continue
+		}
+		var err protocol.Error
+		if !st.OK() {
+			err = errClusterDown
+		} else if len(b.waits) > 0 {
+			slot := cluster.KeyHashSlot(b.waits[0].list.key) // all keys share one slot
+			n := st.Owner(slot)
+			if c.cl.readonly && me.IsReplica() && me.Master == n {
+				if cmd := s.table.lookupName(c.lastCmd); cmd != nil && !cmd.has(flagWrite) {
+					n = me
+				}
+			}
+			if n != me && st.ImportingFrom(slot) == nil {
+				if n == nil {
+					err = errUnbound
+				} else {
+					err = s.clusterRedirectError(n, slot, redirMoved)
+				}
+			}
+		}
+		if err == "" {
+			continue
+		}
+		s.unblockClientLocked(c)
+		c.fail(err)
+		s.wakeLocked(c)
+	}
 }
 
 // clusterSaveConfigLocked writes nodes.conf in place, as clusterSaveConfig

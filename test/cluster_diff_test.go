@@ -470,3 +470,40 @@ func TestDiffClusterShardChannels(t *testing.T) {
 		sub2.Do("PING")
 	})
 }
+
+// A client blocked on a key whose slot stops being served here is
+// unblocked with CLUSTERDOWN or MOVED (clusterRedirectBlockedClientIfNeeded;
+// Redis from its cron, within a second).
+func TestDiffClusterBlockedRedirect(t *testing.T) {
+	forBothProtocols(t, func(t *testing.T, proto int) {
+		p := newClusterPair(t, proto, twoNodesConf, "--cluster-node-timeout", "3600000")
+		blk, c := p.Conn("blk"), p.Conn("A")
+		other := strings.Repeat("2", 40)
+		blk.Send("BLPOP", "bar", "0") // slot 5061, served here
+		blk.ExpectNoReply(200 * time.Millisecond)
+		c.Do("CLUSTER", "SETSLOT", "5061", "NODE", other)
+		blk.Read(cmpExact)
+		c.Do("CLUSTER", "SETSLOT", "5061", "NODE", strings.Repeat("1", 40))
+		// With full coverage required, Redis's answer to a DELSLOTS of the
+		// slot depends on whether its cron runs before the state update
+		// (Hash slot not served) or after (The cluster is down): without
+		// it the answer is one.
+		c.Do("CONFIG", "SET", "cluster-require-full-coverage", "no")
+		time.Sleep(300 * time.Millisecond) // Redis applies it in clusterCron
+		blk.Send("BZPOPMIN", "bar", "{bar}z", "0")
+		blk.ExpectNoReply(200 * time.Millisecond)
+		c.Do("CLUSTER", "DELSLOTS", "5061")
+		blk.Read(cmpExact)
+		blk.Send("XREAD", "BLOCK", "0", "STREAMS", "baz", "$") // slot 4813
+		blk.ExpectNoReply(200 * time.Millisecond)
+		c.Do("CLUSTER", "DELSLOTS", "4813")
+		blk.Read(cmpExact)
+		blk.Send("BLPOP", "quux", "0") // slot 3850, served here and untouched
+		blk.ExpectNoReply(200 * time.Millisecond)
+		c.Do("CLUSTER", "DELSLOTS", "100")
+		blk.ExpectNoReply(300 * time.Millisecond)
+		c.Do("RPUSH", "quux", "v")
+		blk.Read(cmpExact)
+		c.Do("INFO", "ERRORSTATS")
+	})
+}
