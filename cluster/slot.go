@@ -1,6 +1,8 @@
 // Package cluster holds Redis Cluster's slot arithmetic: the CRC16 of
 // keys (XMODEM, as Redis's src/crc16.c) and keyHashSlot's hash-tag rule
-// (src/cluster.c). It is a leaf package with no server state.
+// (src/cluster.c), and a node's view of the cluster (State: nodes, slot
+// owners, migrations, nodes.conf). It is a leaf package: the server holds
+// the State and guards it with its engine lock.
 package cluster
 
 // Slots is the number of hash slots of a Redis Cluster (CLUSTER_SLOTS).
@@ -23,10 +25,10 @@ func init() { // a pure table computation, no behaviour registered
 }
 
 // CRC16 is Redis's crc16: CRC-16/XMODEM (polynomial 0x1021, initial 0).
-func CRC16(b []byte) uint16 {
+func CRC16[T ~string | ~[]byte](b T) uint16 {
 	var crc uint16
-	for _, c := range b {
-		crc = crc<<8 ^ crcTable[byte(crc>>8)^c]
+	for i := 0; i < len(b); i++ {
+		crc = crc<<8 ^ crcTable[byte(crc>>8)^b[i]]
 	}
 	return crc
 }
@@ -35,10 +37,10 @@ func CRC16(b []byte) uint16 {
 // after at least one byte, by a '}', only the bytes between the first '{'
 // and the first '}' after it are hashed; otherwise (no '{', no '}' after
 // it, or an empty tag "{}") the whole key is.
-func KeyHashSlot(key []byte) int {
+func KeyHashSlot[T ~string | ~[]byte](key T) int {
 	s := -1
-	for i, c := range key {
-		if c == '{' {
+	for i := 0; i < len(key); i++ {
+		if key[i] == '{' {
 			s = i
 			break
 		}

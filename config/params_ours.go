@@ -17,6 +17,10 @@ var ourParams = []paramDef{
 		typed(boolField(func(c *Config) *bool { return &c.WatchAbortEvents })),
 	intParam("watch-hotkeys-size", "", fHide, 0, 1<<20, 128).
 		typed(intField(func(c *Config) *int { return &c.WatchHotKeysSize })),
+	// cluster-emulate N runs N cluster nodes in one process, on the port
+	// and the N-1 ports after it, the slots split evenly (cluster mode on
+	// each; see server.EmulatedClusterConfigs). 0 runs one server.
+	intParam("cluster-emulate", "", fHide|fImm, 0, 1000, 0).acted(),
 }
 
 // IsOurParam reports whether name is one of miniwatchd's own parameters

@@ -10,7 +10,7 @@ import "github.com/miniwatchd/miniwatchd/watch"
 func (d *DB) Flush() int {
 	d.touchAllWatched(nil)
 	n := d.data.main.Len()
-	d.data = &dataset{}
+	d.data = d.ks.newDataset()
 	d.ks.Stats.Dirty += int64(n)
 	if o := d.ks.observer; o != nil {
 		o.Flushed(d.id)
@@ -25,7 +25,7 @@ func (ks *Keyspace) FlushAll() int {
 	for _, d := range ks.dbs {
 		d.touchAllWatched(nil)
 		n += d.data.main.Len()
-		d.data = &dataset{}
+		d.data = d.ks.newDataset()
 	}
 	ks.Stats.Dirty += int64(n)
 	if ks.observer != nil {

@@ -51,6 +51,8 @@ type Keyspace struct {
 
 	shrinkHeld int // see HoldShrink (persist.go)
 
+	slotIndexed bool // datasets keep the per-slot key index (slotindex.go)
+
 	// expiryPaused is set while clients are paused (CLIENT PAUSE): a stale
 	// key reads as missing but is not deleted (Redis's expireIfNeeded with
 	// checkClientPauseTimeoutAndReturnIfPaused).
@@ -107,7 +109,8 @@ type dataset struct {
 	expires       dict[expEntry, *expEntry]
 	avgTTL        int64
 	expiresCursor uint64
-	used          int64 // estimated bytes of the keys (memory.go)
+	used          int64      // estimated bytes of the keys (memory.go)
+	slots         *slotIndex // cluster mode's keys by slot, else nil (slotindex.go)
 }
 
 // DB is one logical database.
@@ -278,6 +281,9 @@ func (d *DB) unlink(e *entry) {
 		d.data.expires.Remove(e.key())
 	}
 	d.data.main.Remove(e.key())
+	if d.data.slots != nil {
+		d.data.slots.remove(e.key())
+	}
 }
 
 // insert adds the new key e (Redis's dbAdd). It does not signal: the
@@ -286,6 +292,9 @@ func (d *DB) unlink(e *entry) {
 func (d *DB) insert(e *entry) {
 	d.ks.initAccess(e)
 	d.data.main.Insert(e)
+	if d.data.slots != nil {
+		d.data.slots.add(e.key())
+	}
 	d.accountInsert(e)
 	if o := d.ks.observer; o != nil {
 		o.Notify(d, EvNew, e.key())

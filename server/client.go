@@ -52,9 +52,10 @@ type client struct {
 
 	addr, laddr string
 	createdAt   time.Time
-	lastActive  atomic.Int64 // unix ms of the last command
-	lastCmd     string       // engine: full name of the last command
-	ops         clientOps    // engine: MONITOR, CLIENT REPLY, CLIENT PAUSE state (ops.go)
+	lastActive  atomic.Int64  // unix ms of the last command
+	lastCmd     string        // engine: full name of the last command
+	ops         clientOps     // engine: MONITOR, CLIENT REPLY, CLIENT PAUSE state (ops.go)
+	cl          clientCluster // engine: ASKING, READONLY, the command's slot (cluster.go)
 }
 
 // flags renders CLIENT LIST's flags= field.
@@ -77,6 +78,9 @@ func (c *client) flags() string {
 	}
 	if c.ops.unix {
 		b = append(b, 'U')
+	}
+	if c.cl.readonly {
+		b = append(b, 'r')
 	}
 	if c.noEvict {
 		b = append(b, 'e')

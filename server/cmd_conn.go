@@ -46,6 +46,10 @@ func cmdSelect(c *client, args [][]byte) {
 		c.fail(err)
 		return
 	}
+	if c.srv.cluster.on && id != 0 {
+		c.fail(protocol.Error("ERR SELECT is not allowed in cluster mode"))
+		return
+	}
 	if id < 0 || int(id) >= c.srv.ks.Len() {
 		c.fail(protocol.ErrDBIndex)
 		return

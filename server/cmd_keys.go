@@ -189,6 +189,10 @@ func dbIndex(c *client, arg []byte) (*db.DB, error) {
 }
 
 func cmdMove(c *client, args [][]byte) {
+	if c.srv.cluster.on {
+		c.fail(protocol.Error("ERR MOVE is not allowed in cluster mode"))
+		return
+	}
 	dst, err := dbIndex(c, args[2])
 	if err != nil {
 		c.fail(err)
@@ -221,6 +225,10 @@ func cmdCopy(c *client, args [][]byte) {
 			c.fail(protocol.ErrSyntax)
 			return
 		}
+	}
+	if c.srv.cluster.on && (c.db.ID() != 0 || dst.ID() != 0) {
+		c.fail(protocol.Error("ERR Copying to another database is not allowed in cluster mode"))
+		return
 	}
 	if dst == c.db && bytes.Equal(args[1], args[2]) {
 		c.fail(protocol.ErrSameObject)

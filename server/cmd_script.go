@@ -72,6 +72,7 @@ func evalGeneric(c *client, args [][]byte, sha, ro bool) {
 		}
 	}
 	r := s.newRunLocked(sc.SHA, true, ro)
+	r.crossSlot = true // scripts without a shebang may cross slots, as before 7.0
 	if sc.Flags&script.FlagCompat == 0 {
 		if !prepareFlags(c, sc.Flags, ro, r) {
 			return
@@ -83,11 +84,18 @@ func evalGeneric(c *client, args [][]byte, sha, ro bool) {
 	})
 }
 
+var errNoClusterScript = protocol.Error("ERR Can not run script on cluster, 'no-cluster' flag is set.")
+
 // prepareFlags applies the flags of a script that declares them
 // (scriptPrepareForRun): allow-oom, the out-of-memory refusal, no-writes
 // and the *_RO refusal of write scripts. It reports whether to run.
 func prepareFlags(c *client, flags script.Flags, ro bool, r *scriptRun) bool {
 	s := c.srv
+	if flags&script.FlagNoCluster != 0 && s.cluster.on {
+		c.fail(errNoClusterScript)
+		return false
+	}
+	r.crossSlot = flags&script.FlagAllowCrossSlot != 0
 	r.allowOOM = flags&script.FlagAllowOOM != 0
 	// Over maxmemory a script that may write is refused (for EVAL and FCALL
 	// by processCommand already: such a script is a deny-oom command,

@@ -53,6 +53,10 @@ func cmdFlushAll(c *client, args [][]byte) {
 }
 
 func cmdSwapDB(c *client, args [][]byte) {
+	if c.srv.cluster.on {
+		c.fail(protocol.Error("ERR SWAPDB is not allowed in cluster mode"))
+		return
+	}
 	a, ok := parseInt32(args[1])
 	if !ok {
 		c.fail(protocol.Error("ERR invalid first DB index"))

@@ -77,9 +77,16 @@ func parseSortOptions(c *client, args [][]byte, readOnly bool) (sortOptions, boo
 			// nothing to weigh, nothing to sort.
 			if bytes.IndexByte(cstrBytes(o.by), '*') < 0 {
 				o.dontsort = true
+			} else if c.srv.cluster.on {
+				c.fail(errSortByCluster)
+				return o, false
 			}
 			j++
 		case cstrEqualFold(a, "get") && left >= 1:
+			if c.srv.cluster.on {
+				c.fail(errSortGetCluster)
+				return o, false
+			}
 			o.gets = append(o.gets, args[j+1])
 			j++
 		default:
@@ -89,6 +96,12 @@ func parseSortOptions(c *client, args [][]byte, readOnly bool) (sortOptions, boo
 	}
 	return o, true
 }
+
+// Cluster mode refuses patterns naming other keys (Redis 7.0 sortCommandGeneric).
+var (
+	errSortByCluster  = protocol.Error("ERR BY option of SORT denied in Cluster mode.")
+	errSortGetCluster = protocol.Error("ERR GET option of SORT denied in Cluster mode.")
+)
 
 // sortPatternValue is lookupKeyByPattern: the element itself for "#",
 // nothing for a pattern without '*', else the string at the key the

@@ -29,6 +29,9 @@ func (s *Server) processCommand(c *client, args [][]byte) bool {
 		return false
 	}
 
+	if s.cluster.on {
+		c.clusterBeforeCommand() // cluster.go: ASKING's one-command life
+	}
 	cmd, container := s.table.lookup(args)
 	// CLIENT LIST's cmd= is the last command looked up, queued or rejected
 	// ones included ("NULL" when unknown), as Redis sets c->lastcmd here.
@@ -65,6 +68,11 @@ func (s *Server) processCommand(c *client, args [][]byte) bool {
 			s.rejectCommandFormat(c, cmd, err)
 			return true
 		}
+	}
+	// Cluster redirection (cluster_redirect.go), for commands with keys and
+	// EXEC, unless the client must be obeyed (the AOF).
+	if s.cluster.on && cmd.keyed && !c.replay && s.clusterCheckLocked(c, cmd, args) {
+		return true
 	}
 	if err := s.checkBeforeCallLocked(c, cmd); err != "" {
 		s.rejectCommand(c, cmd, err)

@@ -26,7 +26,7 @@ import (
 // order the file lists them.
 var containers = []string{
 	"client", "config", "object", "command", "memory", "script", "function",
-	"pubsub", "xinfo", "xgroup", "slowlog", "latency", "acl", "module",
+	"pubsub", "xinfo", "xgroup", "slowlog", "latency", "acl", "module", "cluster",
 }
 
 func main() {
@@ -114,12 +114,15 @@ func startRedis(bin string) (string, func(), error) {
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
+	nodesConf := "nodes-helptext-" + strconv.Itoa(port) + ".conf"
 	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1",
-		"--save", "", "--appendonly", "no", "--dir", os.TempDir())
+		"--save", "", "--appendonly", "no", "--dir", os.TempDir(),
+		// CLUSTER HELP answers in cluster mode only.
+		"--cluster-enabled", "yes", "--cluster-config-file", nodesConf)
 	if err := cmd.Start(); err != nil {
 		return "", nil, err
 	}
-	stop := func() { cmd.Process.Kill(); cmd.Wait() }
+	stop := func() { cmd.Process.Kill(); cmd.Wait(); os.Remove(os.TempDir() + "/" + nodesConf) }
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 	for i := 0; i < 100; i++ {
 		if c, err := net.Dial("tcp", addr); err == nil {

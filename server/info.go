@@ -34,7 +34,7 @@ var infoSections = []struct {
 	{"commandstats", false, (*Server).infoCommandStats},
 	{"errorstats", true, (*Server).infoErrorStats},
 	{"latencystats", false, (*Server).infoLatencyStats}, // latency_hist.go
-	{"cluster", true, func(_ *Server, b *strings.Builder) { b.WriteString("cluster_enabled:0\r\n") }},
+	{"cluster", true, (*Server).infoCluster},            // cluster.go
 	{"keyspace", true, (*Server).infoKeyspace},
 }
 
@@ -106,7 +106,7 @@ func (s *Server) infoServer(b *strings.Builder) {
 	field(b, "redis_git_sha1", "00000000")
 	field(b, "redis_git_dirty", 0)
 	field(b, "redis_build_id", "0")
-	field(b, "redis_mode", "standalone")
+	field(b, "redis_mode", s.redisMode()) // cluster.go
 	field(b, "os", runtime.GOOS+" "+runtime.GOARCH)
 	field(b, "arch_bits", strconv.Itoa(strconv.IntSize))
 	field(b, "monotonic_clock", "POSIX clock_gettime")

@@ -68,9 +68,12 @@ type scriptRun struct {
 	start    time.Time // when it started (set by the first Interrupt)
 	snapshot int64     // the keyspace time of the script (spec L-12)
 	allowOOM bool      // a shebang script with allow-oom
-	wrote    bool      // a write command ran (SCRIPT_WRITE_DIRTY)
-	timedOut bool      // past busy-reply-threshold
-	killed   bool      // SCRIPT KILL / FUNCTION KILL
+	// crossSlot lets the script touch keys of several slots in cluster
+	// mode (allow-cross-slot-keys, or a script without a shebang).
+	crossSlot bool
+	wrote     bool // a write command ran (SCRIPT_WRITE_DIRTY)
+	timedOut  bool // past busy-reply-threshold
+	killed    bool // SCRIPT KILL / FUNCTION KILL
 }
 
 // scriptsLocked returns the scripting state, creating it on first use.
@@ -187,6 +190,11 @@ func (r *scriptRun) Call(args [][]byte, proto int) ([]byte, string) {
 	}
 	if cmd.has(flagWrite) {
 		r.wrote = true
+	}
+	if s.cluster.on && !r.caller.replay { // scriptVerifyClusterState (cluster_redirect.go)
+		if msg := s.scriptClusterCheckLocked(r, cmd, args); msg != "" {
+			return r.refuse(cmd, msg)
+		}
 	}
 	sc := s.scripting.sc
 	sc.w.Reset()

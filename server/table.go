@@ -70,6 +70,9 @@ type command struct {
 	subs   map[string]*command // nil unless a container
 
 	watchCause watch.Cause // how an abort its writes cause is classed (watch_obs.go)
+	// keyed is set for commands cluster mode redirects (processCommand:
+	// movable keys, key specs, or EXEC).
+	keyed bool
 
 	// commandstats
 	calls, usec, rejected, failed atomic.Int64
@@ -142,6 +145,7 @@ func newCommand(meta *cmdmeta.Command, parent *command) *command {
 	for _, f := range meta.Flags {
 		cmd.flags |= flagNames[f]
 	}
+	cmd.keyed = cmd.has(flagMovableKeys) || len(meta.KeySpecs) > 0 || meta.FullName == "exec"
 	return cmd
 }
 

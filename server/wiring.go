@@ -71,6 +71,7 @@ var commandFamilies = [][]commandDef{
 	dumpCommands,          // cmd_dump.go: DUMP, RESTORE, RESTORE-ASKING
 	saveCommands,          // rdb_save.go: SAVE, BGSAVE, LASTSAVE
 	aclCommands,           // cmd_acl.go: ACL *
+	clusterCommands,       // cmd_cluster.go: CLUSTER *, READONLY, READWRITE, ASKING
 }
 
 // hooks are the server's hook points. Each runs under the engine lock
@@ -174,8 +175,10 @@ func (s *Server) wire() {
 	)
 	// loadDataFromDisk.
 	h.load = append(h.load,
-		(*Server).openAOFOnStartLocked, // aof.go (loadAppendOnlyFiles)
-		(*Server).loadRDBOnStartLocked, // rdb_load.go (rdbLoad, when the AOF is off)
+		(*Server).clusterInitLocked,       // cluster.go: the slot index and nodes.conf (clusterInit)
+		(*Server).openAOFOnStartLocked,    // aof.go (loadAppendOnlyFiles)
+		(*Server).loadRDBOnStartLocked,    // rdb_load.go (rdbLoad, when the AOF is off)
+		(*Server).clusterVerifyDataLocked, // cluster.go: verifyClusterConfigWithData
 	)
 
 	// processCommand, before the lookup: server.current_client and the
@@ -268,8 +271,9 @@ func (s *Server) wire() {
 
 	// RESET: disableTracking, then the unsubscriptions.
 	h.reset = append(h.reset,
-		pubsubReset, // pubsub_hooks.go
-		opsReset,    // ops.go: MONITOR, CLIENT REPLY
+		pubsubReset,  // pubsub_hooks.go
+		opsReset,     // ops.go: MONITOR, CLIENT REPLY
+		clusterReset, // cluster.go: ASKING, READONLY
 	)
 
 	// serverCron: the AOF (flush postponed writes, fsync everysec, start a
@@ -322,7 +326,8 @@ func (s *Server) wire() {
 
 	// Close: the AOF's final write, fsync and close.
 	h.close = append(h.close,
-		(*Server).closeAOF, // aof.go
-		(*Server).closeRDB, // rdb_save.go
+		(*Server).closeAOF,     // aof.go
+		(*Server).closeRDB,     // rdb_save.go
+		(*Server).closeCluster, // cluster.go: releases nodes.conf
 	)
 }

@@ -115,6 +115,23 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, started chan<
 	}
 	h.SetRole('M')
 
+	// cluster-emulate N: N cluster nodes in this process (cluster.go).
+	cfgs, err := server.EmulatedClusterConfigs(cfg)
+	if err != nil {
+		log.Warn("Fatal error creating the server: " + err.Error())
+		return 1
+	}
+	cfg = cfgs[0]
+	peers, err := startPeers(cfgs[1:])
+	if err != nil {
+		log.Warn("Fatal error creating the server: " + err.Error())
+		return 1
+	}
+	defer func() {
+		for _, p := range peers {
+			p.Close()
+		}
+	}()
 	s, err := server.New(cfg)
 	if err != nil {
 		log.Warn("Fatal error creating the server: " + err.Error())
@@ -145,7 +162,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, started chan<
 	if showLogo {
 		h.Raw(slog.LevelInfo, server.LogoText(port, pid))
 	} else {
-		log.Info(fmt.Sprintf("Running mode=standalone, port=%d.", port))
+		mode := "standalone"
+		if cfg.Params["cluster-enabled"] == "yes" {
+			mode = "cluster"
+		}
+		log.Info(fmt.Sprintf("Running mode=%s, port=%d.", mode, port))
 	}
 	log.Warn("Server initialized")
 	if cfg.MaxMemory > 0 && cfg.MaxMemory < 1<<20 {
@@ -198,6 +219,27 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, started chan<
 	log.Warn("miniwatchd is now ready to exit, bye bye...")
 	stopProfile()
 	return 0
+}
+
+// startPeers starts the other nodes of an emulated cluster, each listening
+// on its own port.
+func startPeers(cfgs []server.Config) ([]*server.Server, error) {
+	var peers []*server.Server
+	for _, c := range cfgs {
+		p, err := server.New(c)
+		if err == nil {
+			err = p.Listen()
+		}
+		if err != nil {
+			for _, q := range peers {
+				q.Close()
+			}
+			return nil, fmt.Errorf("cluster-emulate: node on port %d: %v", c.Port, err)
+		}
+		go p.Serve()
+		peers = append(peers, p)
+	}
+	return peers, nil
 }
 
 // pidErr is the strerror text of a pid file error.

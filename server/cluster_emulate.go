@@ -1,0 +1,180 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"strconv"
+
+	"github.com/miniwatchd/miniwatchd/cluster"
+)
+
+// An emulated cluster (cluster-emulate N, our own parameter): N cluster
+// nodes in one process, each a Server with its own keyspace, listening on
+// the configured port and the N-1 ports after it. Their nodes.conf files
+// (nodes-<port>.conf) are written once, as redis-cli --cluster create would
+// leave them: every node knows every other, the slots are split evenly in
+// port order, each master has its own config epoch. From then on each node
+// reads its own file, so slot changes (SETSLOT ... NODE sent to every
+// master, as redis-cli --cluster reshard does) survive a restart. There is
+// no cluster bus: a change sent to one node only is not gossiped to the
+// others. Keys move between nodes with MIGRATE, which talks to the target
+// node over TCP like any client (RESTORE-ASKING on the importing side).
+
+// EmulatedClusterConfigs returns the configurations of the nodes cfg's
+// cluster-emulate asks for, writing their nodes.conf files when none
+// exists yet. With cluster-emulate 0 it returns cfg alone.
+func EmulatedClusterConfigs(cfg Config) ([]Config, error) {
+	n, _ := strconv.Atoi(cfg.ParamOr("cluster-emulate", "0"))
+	if n <= 0 {
+		return []Config{cfg}, nil
+	}
+	if cfg.Port == 0 {
+		return nil, errors.New("cluster-emulate needs a port (the first node's)")
+	}
+	if cfg.Port+n-1 > 65535 {
+		return nil, fmt.Errorf("cluster-emulate %d: ports %d-%d do not exist", n, cfg.Port, cfg.Port+n-1)
+	}
+	cfgs := make([]Config, n)
+	paths := make([]string, n)
+	existing := 0
+	for i := range cfgs {
+		c := cfg.Clone()
+		if c.Params == nil {
+			c.Params = map[string]string{}
+		}
+		c.Port = cfg.Port + i
+		c.Params["cluster-enabled"] = "yes"
+		c.Params["cluster-config-file"] = "nodes-" + strconv.Itoa(c.Port) + ".conf"
+		paths[i] = c.Resolve(c.Params["cluster-config-file"])
+		if fi, err := os.Stat(paths[i]); err == nil && fi.Size() > 0 {
+			existing++
+		}
+		cfgs[i] = c
+	}
+	switch existing {
+	case n:
+		return cfgs, nil
+	case 0:
+	default:
+		return nil, fmt.Errorf("cluster-emulate %d: only %d of the nodes' files (%s ...) exist; remove them to start afresh", n, existing, paths[0])
+	}
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = cluster.NewNodeID()
+	}
+	for i := range cfgs {
+		st := emulatedState(ids, cfg.Port, i)
+		if err := os.WriteFile(paths[i], st.Config(), 0o644); err != nil {
+			return nil, err
+		}
+	}
+	return cfgs, nil
+}
+
+// emulatedState is node me's view of an emulated cluster of len(ids)
+// masters on consecutive ports from port, with redis-cli --cluster
+// create's split of the slots (clusterManagerCommandCreate).
+func emulatedState(ids []string, port, me int) *cluster.State {
+	st := cluster.NewState(ids[me], port+me, port+me+10000)
+	nodes := make([]*cluster.Node, len(ids))
+	for i, id := range ids {
+		if i == me {
+			nodes[i] = st.Myself
+		} else {
+			nodes[i] = &cluster.Node{ID: id, Port: port + i, CPort: port + i + 10000, Flags: cluster.FlagMaster, Linked: true}
+			st.AddNode(nodes[i])
+		}
+		nodes[i].IP = "127.0.0.1"
+		nodes[i].ConfigEpoch = uint64(i + 1)
+	}
+	st.CurrentEpoch = uint64(len(ids))
+	per := float64(cluster.Slots) / float64(len(ids))
+	first, cursor := 0, 0.0
+	for i, n := range nodes {
+		last := int(cursor + per - 1 + 0.5)
+		if last > cluster.Slots-1 || i == len(nodes)-1 {
+			last = cluster.Slots - 1
+		}
+		if last < first {
+			last = first
+		}
+		for j := first; j <= last; j++ {
+			st.AddSlot(n, j)
+		}
+		first = last + 1
+		cursor += per
+	}
+	return st
+}
+
+// StartEmulatedCluster starts the nodes of an emulated cluster of n nodes
+// (the Go side of --cluster-emulate): on cfg.Port and the ports after it,
+// or, with cfg.Port 0, on the first run of n free consecutive ports found.
+// Each node serves in the background; Close each to stop. The nodes'
+// nodes.conf files go to cfg's dir.
+func StartEmulatedCluster(cfg Config, n int) ([]*Server, error) {
+	if n <= 0 {
+		return nil, errors.New("an emulated cluster needs at least one node")
+	}
+	cfg = cfg.Clone()
+	if cfg.Params == nil {
+		cfg.Params = map[string]string{}
+	}
+	cfg.Params["cluster-emulate"] = strconv.Itoa(n)
+	if cfg.Port == 0 {
+		base, err := freePortRun(n)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Port = base
+	}
+	cfgs, err := EmulatedClusterConfigs(cfg)
+	if err != nil {
+		return nil, err
+	}
+	var nodes []*Server
+	for _, c := range cfgs {
+		s, err := New(c)
+		if err == nil {
+			if err = s.Listen(); err != nil {
+				s.Close()
+			}
+		}
+		if err != nil {
+			for _, o := range nodes {
+				o.Close()
+			}
+			return nil, fmt.Errorf("emulated cluster node on port %d: %v", c.Port, err)
+		}
+		go s.Serve()
+		nodes = append(nodes, s)
+	}
+	return nodes, nil
+}
+
+// freePortRun finds n consecutive ports of 127.0.0.1 free now.
+func freePortRun(n int) (int, error) {
+	for attempt := 0; attempt < 50; attempt++ {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return 0, err
+		}
+		base := ln.Addr().(*net.TCPAddr).Port
+		ln.Close()
+		ok := base+n-1 <= 65535
+		for p := base + 1; ok && p < base+n; p++ {
+			l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p))
+			if err != nil {
+				ok = false
+				break
+			}
+			l.Close()
+		}
+		if ok {
+			return base, nil
+		}
+	}
+	return 0, errors.New("no run of free ports for an emulated cluster")
+}

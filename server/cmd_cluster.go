@@ -1,0 +1,630 @@
+package server
+
+import (
+	"bytes"
+	"strconv"
+	"strings"
+
+	"github.com/miniwatchd/miniwatchd/cluster"
+	"github.com/miniwatchd/miniwatchd/protocol"
+)
+
+// The CLUSTER command family and READONLY / READWRITE / ASKING (Redis 7.0
+// cluster.c clusterCommand). Without cluster mode every one of them
+// replies "ERR This instance has cluster support disabled", as Redis does.
+// Not offered, as they need the cluster bus (the unknown-subcommand error):
+// MEET, REPLICATE, FAILOVER.
+var clusterCommands = []commandDef{
+	{"cluster|help", clusterOnly(cmdHelp)},
+	{"cluster|info", clusterOnly(cmdClusterInfo)},
+	{"cluster|myid", clusterOnly(cmdClusterMyID)},
+	{"cluster|nodes", clusterOnly(cmdClusterNodes)},
+	{"cluster|slots", clusterOnly(cmdClusterSlots)},
+	{"cluster|shards", clusterOnly(cmdClusterShards)},
+	{"cluster|links", clusterOnly(cmdClusterLinks)},
+	{"cluster|keyslot", clusterOnly(cmdClusterKeySlot)},
+	{"cluster|countkeysinslot", clusterOnly(cmdClusterCountKeysInSlot)},
+	{"cluster|getkeysinslot", clusterOnly(cmdClusterGetKeysInSlot)},
+	{"cluster|addslots", clusterOnly(cmdClusterAddDelSlots)},
+	{"cluster|delslots", clusterOnly(cmdClusterAddDelSlots)},
+	{"cluster|addslotsrange", clusterOnly(cmdClusterAddDelSlotsRange)},
+	{"cluster|delslotsrange", clusterOnly(cmdClusterAddDelSlotsRange)},
+	{"cluster|flushslots", clusterOnly(cmdClusterFlushSlots)},
+	{"cluster|setslot", clusterOnly(cmdClusterSetSlot)},
+	{"cluster|reset", clusterOnly(cmdClusterReset)},
+	{"cluster|count-failure-reports", clusterOnly(cmdClusterCountFailureReports)},
+	{"cluster|forget", clusterOnly(cmdClusterForget)},
+	{"cluster|replicas", clusterOnly(cmdClusterReplicas)},
+	{"cluster|slaves", clusterOnly(cmdClusterReplicas)},
+	{"cluster|saveconfig", clusterOnly(cmdClusterSaveConfig)},
+	{"cluster|bumpepoch", clusterOnly(cmdClusterBumpEpoch)},
+	{"cluster|set-config-epoch", clusterOnly(cmdClusterSetConfigEpoch)},
+	{"readonly", clusterOnly(cmdReadonly)},
+	{"readwrite", clusterOnly(cmdReadwrite)},
+	{"asking", clusterOnly(cmdAsking)},
+}
+
+var (
+	errClusterDisabled = protocol.Error("ERR This instance has cluster support disabled")
+	errInvalidSlot     = protocol.Error("ERR Invalid or out of range slot")
+)
+
+// clusterOnly wraps h with cluster mode's check.
+func clusterOnly(h handler) handler {
+	return func(c *client, args [][]byte) {
+		if !c.srv.cluster.on {
+			c.fail(errClusterDisabled)
+			return
+		}
+		c.srv.refreshMyselfLocked()
+		h(c, args)
+	}
+}
+
+// slotArg is getSlotOrReply.
+func slotArg(b []byte) (int, bool) {
+	v, ok := protocol.ParseInt(b)
+	if !ok || v < 0 || v >= cluster.Slots {
+		return 0, false
+	}
+	return int(v), true
+}
+
+func cmdClusterInfo(c *client, args [][]byte) {
+	s := c.srv
+	st := s.cluster.st
+	h := st.Health()
+	state := "fail"
+	if st.OK() {
+		state = "ok"
+	}
+	var b strings.Builder
+	field(&b, "cluster_state", state)
+	field(&b, "cluster_slots_assigned", h.Assigned)
+	field(&b, "cluster_slots_ok", h.OK)
+	field(&b, "cluster_slots_pfail", h.PFail)
+	field(&b, "cluster_slots_fail", h.Fail)
+	field(&b, "cluster_known_nodes", h.KnownNodes)
+	field(&b, "cluster_size", h.Size)
+	field(&b, "cluster_current_epoch", st.CurrentEpoch)
+	myEpoch := st.Myself.ConfigEpoch
+	if st.Myself.IsReplica() && st.Myself.Master != nil {
+		myEpoch = st.Myself.Master.ConfigEpoch
+	}
+	field(&b, "cluster_my_epoch", myEpoch)
+	field(&b, "cluster_stats_messages_sent", 0)
+	field(&b, "cluster_stats_messages_received", 0)
+	field(&b, "total_cluster_links_buffer_limit_exceeded", 0)
+	c.w.Verbatim("txt", b.String())
+}
+
+func cmdClusterMyID(c *client, args [][]byte) { c.w.BulkString(c.srv.cluster.st.Myself.ID) }
+
+func cmdClusterNodes(c *client, args [][]byte) {
+	c.w.Verbatim("txt", string(c.srv.cluster.st.Description(false)))
+}
+
+// writeSlotsNode is addNodeToNodeReply: the preferred endpoint, the port,
+// the ID and a map of the other endpoints known.
+func (s *Server) writeSlotsNode(c *client, n *cluster.Node) {
+	typ := paramOr(&s.cfg, "cluster-preferred-endpoint-type", "ip")
+	c.w.Array(4)
+	switch typ {
+	case "hostname":
+		if n.Hostname != "" {
+			c.w.BulkString(n.Hostname)
+		} else {
+			c.w.BulkString("?")
+		}
+	case "unknown-endpoint":
+		c.w.Null()
+	default:
+		c.w.BulkString(n.IP)
+	}
+	c.w.Int(int64(n.Port))
+	c.w.BulkString(n.ID)
+	pairs := 0
+	if typ != "ip" {
+		pairs++
+	}
+	if typ != "hostname" && n.Hostname != "" {
+		pairs++
+	}
+	c.w.Map(pairs)
+	if typ != "ip" {
+		c.w.BulkString("ip")
+		c.w.BulkString(n.IP)
+	}
+	if typ != "hostname" && n.Hostname != "" {
+		c.w.BulkString("hostname")
+		c.w.BulkString(n.Hostname)
+	}
+}
+
+// replicasOf returns n's replicas, in the order they became known.
+func replicasOf(st *cluster.State, n *cluster.Node) []*cluster.Node {
+	var out []*cluster.Node
+	for _, r := range st.Nodes() {
+		if r.Master == n && r.IsReplica() {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// cmdClusterSlots is clusterReplyMultiBulkSlots: one entry per run of
+// consecutive slots served by the same node, in slot order, with the
+// replicas that are not failed.
+func cmdClusterSlots(c *client, args [][]byte) {
+	s := c.srv
+	st := s.cluster.st
+	type run struct {
+		n          *cluster.Node
+		start, end int
+	}
+	var runs []run
+	for j := 0; j < cluster.Slots; j++ {
+		n := st.Owner(j)
+		if n == nil {
+			continue
+		}
+		if k := len(runs) - 1; k >= 0 && runs[k].n == n && runs[k].end == j-1 {
+			runs[k].end = j
+			continue
+		}
+		runs = append(runs, run{n, j, j})
+	}
+	c.w.Array(len(runs))
+	for _, r := range runs {
+		var reps []*cluster.Node
+		for _, rep := range replicasOf(st, r.n) {
+			if rep.Flags&cluster.FlagFail == 0 {
+				reps = append(reps, rep)
+			}
+		}
+		c.w.Array(3 + len(reps))
+		c.w.Int(int64(r.start))
+		c.w.Int(int64(r.end))
+		s.writeSlotsNode(c, r.n)
+		for _, rep := range reps {
+			s.writeSlotsNode(c, rep)
+		}
+	}
+}
+
+// cmdClusterShards is clusterReplyShards: one shard per master, with its
+// slot ranges as start/end pairs and its nodes (the master, then its
+// replicas).
+func cmdClusterShards(c *client, args [][]byte) {
+	s := c.srv
+	st := s.cluster.st
+	var masters []*cluster.Node
+	for _, n := range st.Nodes() {
+		if n.IsMaster() {
+			masters = append(masters, n)
+		}
+	}
+	c.w.Array(len(masters))
+	for _, m := range masters {
+		c.w.Map(2)
+		c.w.BulkString("slots")
+		ranges := st.Ranges(m)
+		c.w.Array(2 * len(ranges))
+		for _, r := range ranges {
+			c.w.Int(int64(r[0]))
+			c.w.Int(int64(r[1]))
+		}
+		c.w.BulkString("nodes")
+		nodes := append([]*cluster.Node{m}, replicasOf(st, m)...)
+		c.w.Array(len(nodes))
+		for _, n := range nodes {
+			s.writeShardNode(c, n)
+		}
+	}
+}
+
+// writeShardNode is addNodeDetailsToShardReply.
+func (s *Server) writeShardNode(c *client, n *cluster.Node) {
+	fields := 7 // id, port, ip, endpoint, role, replication-offset, health
+	if n.Hostname != "" {
+		fields++
+	}
+	c.w.Map(fields)
+	c.w.BulkString("id")
+	c.w.BulkString(n.ID)
+	c.w.BulkString("port")
+	c.w.Int(int64(n.Port))
+	c.w.BulkString("ip")
+	c.w.BulkString(n.IP)
+	c.w.BulkString("endpoint")
+	c.w.BulkString(s.preferredEndpoint(n))
+	if n.Hostname != "" {
+		c.w.BulkString("hostname")
+		c.w.BulkString(n.Hostname)
+	}
+	role, health := "master", "online"
+	if n.IsReplica() {
+		role = "replica"
+		health = "loading" // replication offset 0: no replication here
+	}
+	if n.Flags&cluster.FlagFail != 0 {
+		health = "fail"
+	}
+	c.w.BulkString("role")
+	c.w.BulkString(role)
+	c.w.BulkString("replication-offset")
+	c.w.Int(0)
+	c.w.BulkString("health")
+	c.w.BulkString(health)
+}
+
+// cmdClusterLinks lists the cluster bus links: there is no bus, so none.
+func cmdClusterLinks(c *client, args [][]byte) { c.w.Array(0) }
+
+func cmdClusterKeySlot(c *client, args [][]byte) {
+	c.w.Int(int64(cluster.KeyHashSlot(args[2])))
+}
+
+func cmdClusterCountKeysInSlot(c *client, args [][]byte) {
+	slot, ok := protocol.ParseInt(args[2])
+	if !ok {
+		c.fail(protocol.ErrNotInteger)
+		return
+	}
+	if slot < 0 || slot >= cluster.Slots {
+		c.fail(protocol.Error("ERR Invalid slot"))
+		return
+	}
+	c.w.Int(int64(c.srv.ks.DB(0).CountKeysInSlot(int(slot))))
+}
+
+func cmdClusterGetKeysInSlot(c *client, args [][]byte) {
+	slot, ok := protocol.ParseInt(args[2])
+	if !ok {
+		c.fail(protocol.ErrNotInteger)
+		return
+	}
+	max, ok := protocol.ParseInt(args[3])
+	if !ok {
+		c.fail(protocol.ErrNotInteger)
+		return
+	}
+	if slot < 0 || slot >= cluster.Slots || max < 0 {
+		c.fail(protocol.Error("ERR Invalid slot or number of keys"))
+		return
+	}
+	d := c.srv.ks.DB(0)
+	n := int64(d.CountKeysInSlot(int(slot)))
+	keys := d.KeysInSlot(nil, int(slot), int(min(max, n)))
+	c.w.Array(len(keys))
+	for _, k := range keys {
+		c.w.BulkString(k)
+	}
+}
+
+// checkSlotAssignments is checkSlotAssignmentsOrReply for the slots
+// start..end, marking them in seen.
+func (s *Server) checkSlotAssignments(c *client, seen []bool, del bool, start, end int) bool {
+	st := s.cluster.st
+	for j := start; j <= end; j++ {
+		if del && st.Owner(j) == nil {
+			c.fail(protocol.Error("ERR Slot " + strconv.Itoa(j) + " is already unassigned"))
+			return false
+		}
+		if !del && st.Owner(j) != nil {
+			c.fail(protocol.Error("ERR Slot " + strconv.Itoa(j) + " is already busy"))
+			return false
+		}
+		if seen[j] {
+			c.fail(protocol.Error("ERR Slot " + strconv.Itoa(j) + " specified multiple times"))
+			return false
+		}
+		seen[j] = true
+	}
+	return true
+}
+
+// updateSlots is clusterUpdateSlots: the marked slots are given to
+// myself (or unassigned), ending any import of them.
+func (s *Server) updateSlots(seen []bool, del bool) {
+	st := s.cluster.st
+	if del {
+		s.removeShardChannelsLocked(func(slot int) bool { return seen[slot] && s.servesLocked(slot) })
+	}
+	for j, on := range seen {
+		if !on {
+			continue
+		}
+		st.SetImporting(j, nil)
+		if del {
+			st.DelSlot(j)
+		} else {
+			st.AddSlot(st.Myself, j)
+		}
+	}
+	s.clusterChangedLocked()
+}
+
+func cmdClusterAddDelSlots(c *client, args [][]byte) {
+	s := c.srv
+	del := bytes.EqualFold(args[1], []byte("delslots"))
+	for _, a := range args[2:] {
+		if _, ok := slotArg(a); !ok {
+			c.fail(errInvalidSlot)
+			return
+		}
+	}
+	seen := make([]bool, cluster.Slots)
+	for _, a := range args[2:] {
+		j, _ := slotArg(a)
+		if !s.checkSlotAssignments(c, seen, del, j, j) {
+			return
+		}
+	}
+	s.updateSlots(seen, del)
+	c.w.OK()
+}
+
+func cmdClusterAddDelSlotsRange(c *client, args [][]byte) {
+	s := c.srv
+	if len(args)%2 == 1 {
+		c.fail(protocol.ErrWrongArity(strings.ToLower("cluster|" + string(args[1]))))
+		return
+	}
+	del := bytes.EqualFold(args[1], []byte("delslotsrange"))
+	seen := make([]bool, cluster.Slots)
+	for j := 2; j < len(args); j += 2 {
+		start, ok := slotArg(args[j])
+		if !ok {
+			c.fail(errInvalidSlot)
+			return
+		}
+		end, ok := slotArg(args[j+1])
+		if !ok {
+			c.fail(errInvalidSlot)
+			return
+		}
+		if start > end {
+			c.fail(protocol.Error("ERR start slot number " + strconv.Itoa(start) + " is greater than end slot number " + strconv.Itoa(end)))
+			return
+		}
+		if !s.checkSlotAssignments(c, seen, del, start, end) {
+			return
+		}
+	}
+	s.updateSlots(seen, del)
+	c.w.OK()
+}
+
+func cmdClusterFlushSlots(c *client, args [][]byte) {
+	s := c.srv
+	if s.ks.DB(0).Size() != 0 {
+		c.fail(protocol.Error("ERR DB must be empty to perform CLUSTER FLUSHSLOTS."))
+		return
+	}
+	me := s.cluster.st.Myself
+	s.removeShardChannelsLocked(func(slot int) bool { return s.cluster.st.Owner(slot) == me })
+	s.cluster.st.DelNodeSlots(me)
+	s.clusterChangedLocked()
+	c.w.OK()
+}
+
+func cmdClusterSetSlot(c *client, args [][]byte) {
+	s := c.srv
+	st := s.cluster.st
+	me := st.Myself
+	if me.IsReplica() {
+		c.fail(protocol.Error("ERR Please use SETSLOT only with masters."))
+		return
+	}
+	slot, ok := slotArg(args[2])
+	if !ok {
+		c.fail(errInvalidSlot)
+		return
+	}
+	action := strings.ToLower(string(args[3]))
+	target := func(unknown string) *cluster.Node {
+		n := st.Lookup(string(args[4]))
+		if n == nil {
+			c.fail(protocol.Error("ERR " + unknown + " " + string(args[4])))
+			return nil
+		}
+		if n.IsReplica() {
+			c.fail(protocol.Error("ERR Target node is not a master"))
+			return nil
+		}
+		return n
+	}
+	switch {
+	case action == "migrating" && len(args) == 5:
+		if st.Owner(slot) != me {
+			c.fail(protocol.Error("ERR I'm not the owner of hash slot " + strconv.Itoa(slot)))
+			return
+		}
+		n := target("I don't know about node")
+		if n == nil {
+			return
+		}
+		st.SetMigrating(slot, n)
+	case action == "importing" && len(args) == 5:
+		if st.Owner(slot) == me {
+			c.fail(protocol.Error("ERR I'm already the owner of hash slot " + strconv.Itoa(slot)))
+			return
+		}
+		n := target("I don't know about node")
+		if n == nil {
+			return
+		}
+		st.SetImporting(slot, n)
+	case action == "stable" && len(args) == 4:
+		st.SetImporting(slot, nil)
+		st.SetMigrating(slot, nil)
+	case action == "node" && len(args) == 5:
+		n := target("Unknown node")
+		if n == nil {
+			return
+		}
+		keys := s.ks.DB(0).CountKeysInSlot(slot)
+		if st.Owner(slot) == me && n != me && keys != 0 {
+			c.fail(protocol.Error("ERR Can't assign hashslot " + strconv.Itoa(slot) + " to a different node while I still hold keys for this hash slot."))
+			return
+		}
+		if keys == 0 && st.MigratingTo(slot) != nil {
+			st.SetMigrating(slot, nil)
+		}
+		wasMine := st.Owner(slot) == me
+		if s.servesLocked(slot) { // clusterDelSlot drops the slot's shard channels
+			s.removeShardChannelsLocked(func(j int) bool { return j == slot })
+		}
+		st.DelSlot(slot)
+		st.AddSlot(n, slot)
+		if wasMine && n != me && me.NumSlots() == 0 && paramOr(&s.cfg, "cluster-allow-replica-migration", "yes") == "yes" {
+			// Redis's clusterSetMaster: a master left without slots
+			// follows the node that took the last one.
+			s.log.Warn("Configuration change detected. Reconfiguring myself as a replica of " + n.ID)
+			me.Flags = me.Flags&^cluster.FlagMaster | cluster.FlagSlave
+			me.Master = n
+		}
+		if n == me && st.ImportingFrom(slot) != nil {
+			if st.BumpEpoch() {
+				s.log.Warn("configEpoch updated after importing slot " + strconv.Itoa(slot))
+			}
+			st.SetImporting(slot, nil)
+		}
+	default:
+		c.fail(protocol.Error("ERR Invalid CLUSTER SETSLOT action or number of arguments. Try CLUSTER HELP"))
+		return
+	}
+	s.clusterChangedLocked()
+	c.w.OK()
+}
+
+func cmdClusterReset(c *client, args [][]byte) {
+	s := c.srv
+	hard := false
+	if len(args) == 3 {
+		switch {
+		case bytes.EqualFold(args[2], []byte("hard")):
+			hard = true
+		case bytes.EqualFold(args[2], []byte("soft")):
+		default:
+			c.fail(protocol.ErrSyntax)
+			return
+		}
+	} else if len(args) > 3 {
+		c.fail(protocol.Error("ERR unknown subcommand or wrong number of arguments for '" + cstr(string(args[1])) + "'. Try CLUSTER HELP."))
+		return
+	}
+	st := s.cluster.st
+	if st.Myself.IsMaster() && c.db.Size() != 0 {
+		c.fail(protocol.Error("ERR CLUSTER RESET can't be called with master nodes containing keys"))
+		return
+	}
+	s.removeShardChannelsLocked(s.servesLocked)
+	st.Reset(hard, cluster.NewNodeID())
+	s.clusterChangedLocked()
+	c.w.OK()
+}
+
+func cmdClusterCountFailureReports(c *client, args [][]byte) {
+	if c.srv.cluster.st.Lookup(string(args[2])) == nil {
+		c.fail(protocol.Error("ERR Unknown node " + string(args[2])))
+		return
+	}
+	c.w.Int(0) // failure reports come from the cluster bus: none here
+}
+
+func cmdClusterForget(c *client, args [][]byte) {
+	s := c.srv
+	st := s.cluster.st
+	n := st.Lookup(string(args[2]))
+	switch {
+	case n == nil:
+		c.fail(protocol.Error("ERR Unknown node " + string(args[2])))
+		return
+	case n == st.Myself:
+		c.fail(protocol.Error("ERR I tried hard but I can't forget myself..."))
+		return
+	case st.Myself.IsReplica() && st.Myself.Master == n:
+		c.fail(protocol.Error("ERR Can't forget my master!"))
+		return
+	}
+	st.Forget(n)
+	s.clusterChangedLocked()
+	c.w.OK()
+}
+
+func cmdClusterReplicas(c *client, args [][]byte) {
+	st := c.srv.cluster.st
+	n := st.Lookup(string(args[2]))
+	if n == nil {
+		c.fail(protocol.Error("ERR Unknown node " + string(args[2])))
+		return
+	}
+	if n.IsReplica() {
+		c.fail(protocol.Error("ERR The specified node is not a master"))
+		return
+	}
+	reps := replicasOf(st, n)
+	c.w.Array(len(reps))
+	for _, r := range reps {
+		c.w.Bulk(st.AppendNode(nil, r))
+	}
+}
+
+func cmdClusterSaveConfig(c *client, args [][]byte) {
+	if err := c.srv.clusterSaveConfigLocked(); err != nil {
+		c.fail(protocol.Error("ERR error saving the cluster node config: " + strerror(err)))
+		return
+	}
+	c.w.OK()
+}
+
+func cmdClusterBumpEpoch(c *client, args [][]byte) {
+	s := c.srv
+	word := "STILL "
+	if s.cluster.st.BumpEpoch() {
+		word = "BUMPED "
+		s.clusterChangedLocked()
+	}
+	c.w.Status(word + strconv.FormatUint(s.cluster.st.Myself.ConfigEpoch, 10))
+}
+
+func cmdClusterSetConfigEpoch(c *client, args [][]byte) {
+	s := c.srv
+	st := s.cluster.st
+	epoch, ok := protocol.ParseInt(args[2])
+	switch {
+	case !ok:
+		c.fail(protocol.ErrNotInteger)
+	case epoch < 0:
+		c.fail(protocol.Error("ERR Invalid config epoch specified: " + strconv.FormatInt(epoch, 10)))
+	case len(st.Nodes()) > 1:
+		c.fail(protocol.Error("ERR The user can assign a config epoch only when the node does not know any other node."))
+	case st.Myself.ConfigEpoch != 0:
+		c.fail(protocol.Error("ERR Node config epoch is already non-zero"))
+	default:
+		st.Myself.ConfigEpoch = uint64(epoch)
+		s.log.Warn("configEpoch set to " + strconv.FormatInt(epoch, 10) + " via CLUSTER SET-CONFIG-EPOCH")
+		if st.CurrentEpoch < uint64(epoch) {
+			st.CurrentEpoch = uint64(epoch)
+		}
+		s.clusterChangedLocked()
+		c.w.OK()
+	}
+}
+
+func cmdReadonly(c *client, args [][]byte) {
+	c.cl.readonly = true
+	c.w.OK()
+}
+
+func cmdReadwrite(c *client, args [][]byte) {
+	c.cl.readonly = false
+	c.w.OK()
+}
+
+func cmdAsking(c *client, args [][]byte) {
+	c.cl.asking = true
+	c.w.OK()
+}

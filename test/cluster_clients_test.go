@@ -1,0 +1,192 @@
+package test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	goredis "github.com/redis/go-redis/v9"
+	"github.com/redis/rueidis"
+)
+
+// Cluster clients end to end, each against miniwatchd in cluster mode and,
+// to prove the test, against a redis-server node given every slot.
+
+// forBothClusterNodes runs fn against a fresh cluster-mode miniwatchd and
+// a redis-server cluster node owning all slots.
+func forBothClusterNodes(t *testing.T, fn func(t *testing.T, addr string)) {
+	t.Run("miniwatchd", func(t *testing.T) {
+		n := startClusterNode(t, ours, "")
+		waitClusterOK(t, n.addr)
+		fn(t, n.addr)
+	})
+	t.Run("redis-server", func(t *testing.T) {
+		n := startClusterNode(t, redis, "")
+		clusterDo(t, n.addr, "CLUSTER", "ADDSLOTSRANGE", "0", "16383")
+		waitClusterOK(t, n.addr)
+		fn(t, n.addr)
+	})
+}
+
+// go-redis's ClusterClient: topology from CLUSTER SLOTS, commands routed
+// by slot, CROSSSLOT errors surfaced, pipelines, TxPipelined and WATCH on
+// one slot.
+func TestGoRedisClusterClient(t *testing.T) {
+	forBothClusterNodes(t, func(t *testing.T, addr string) {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		rdb := goredis.NewClusterClient(&goredis.ClusterOptions{Addrs: []string{addr}})
+		defer rdb.Close()
+		if err := rdb.Ping(ctx).Err(); err != nil {
+			t.Fatalf("PING: %v", err)
+		}
+		slots, err := rdb.ClusterSlots(ctx).Result()
+		if err != nil || len(slots) != 1 || slots[0].Start != 0 || slots[0].End != 16383 {
+			t.Fatalf("CLUSTER SLOTS = %+v, %v", slots, err)
+		}
+		for i := 0; i < 200; i++ {
+			k := fmt.Sprintf("key:%d", i)
+			if err := rdb.Set(ctx, k, i, 0).Err(); err != nil {
+				t.Fatalf("SET %s: %v", k, err)
+			}
+		}
+		if v, err := rdb.Get(ctx, "key:17").Int(); err != nil || v != 17 {
+			t.Fatalf("GET key:17 = %d, %v", v, err)
+		}
+		n, err := rdb.ClusterCountKeysInSlot(ctx, int(rdb.ClusterKeySlot(ctx, "key:17").Val())).Result()
+		if err != nil || n < 1 {
+			t.Fatalf("COUNTKEYSINSLOT = %d, %v", n, err)
+		}
+		if err := rdb.MSet(ctx, "{u}a", 1, "{u}b", 2).Err(); err != nil {
+			t.Fatalf("MSET one slot: %v", err)
+		}
+		if err := rdb.MSet(ctx, "a", 1, "b", 2).Err(); err == nil || !strings.HasPrefix(err.Error(), "CROSSSLOT ") {
+			t.Fatalf("MSET across slots: %v, want CROSSSLOT", err)
+		}
+		// A pipeline over many slots: go-redis splits it by node.
+		cmds, err := rdb.Pipelined(ctx, func(p goredis.Pipeliner) error {
+			for i := 0; i < 50; i++ {
+				p.Incr(ctx, fmt.Sprintf("counter:%d", i))
+			}
+			return nil
+		})
+		if err != nil || len(cmds) != 50 {
+			t.Fatalf("Pipelined: %d cmds, %v", len(cmds), err)
+		}
+		// A transaction on one slot.
+		_, err = rdb.TxPipelined(ctx, func(p goredis.Pipeliner) error {
+			p.Incr(ctx, "{u}a")
+			p.IncrBy(ctx, "{u}b", 10)
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("TxPipelined: %v", err)
+		}
+		if v := rdb.MGet(ctx, "{u}a", "{u}b").Val(); fmt.Sprint(v) != "[2 12]" {
+			t.Fatalf("after TxPipelined: %v", v)
+		}
+		// WATCH aborts when another client writes the key in between.
+		other := goredis.NewClient(&goredis.Options{Addr: addr})
+		defer other.Close()
+		err = rdb.Watch(ctx, func(tx *goredis.Tx) error {
+			if err := other.Set(ctx, "{u}a", "changed", 0).Err(); err != nil {
+				return err
+			}
+			_, err := tx.TxPipelined(ctx, func(p goredis.Pipeliner) error {
+				p.Set(ctx, "{u}a", "mine", 0)
+				return nil
+			})
+			return err
+		}, "{u}a")
+		if !errors.Is(err, goredis.TxFailedErr) {
+			t.Fatalf("WATCH + foreign write: %v, want TxFailedErr", err)
+		}
+		if v := rdb.Get(ctx, "{u}a").Val(); v != "changed" {
+			t.Fatalf("{u}a = %q after the aborted transaction", v)
+		}
+		// A script on one slot, and one touching keys it did not declare.
+		if v, err := rdb.Eval(ctx, "#!lua\nreturn redis.call('incr', KEYS[1])", []string{"{u}c"}).Int(); err != nil || v != 1 {
+			t.Fatalf("EVAL: %d, %v", v, err)
+		}
+		err = rdb.Eval(ctx, "#!lua\nreturn redis.call('get', 'elsewhere')", []string{"{u}c"}).Err()
+		if err == nil || !strings.Contains(err.Error(), "Script attempted to access keys that do not hash to the same slot") {
+			t.Fatalf("EVAL of an undeclared key: %v", err)
+		}
+		if err := rdb.ForEachShard(ctx, func(ctx context.Context, c *goredis.Client) error {
+			return c.Ping(ctx).Err()
+		}); err != nil {
+			t.Fatalf("ForEachShard: %v", err)
+		}
+	})
+}
+
+// rueidis notices cluster mode (CLUSTER SLOTS) and runs as a cluster
+// client: single commands, DoMulti across slots, and a MULTI on one slot.
+func TestRueidisCluster(t *testing.T) {
+	forBothClusterNodes(t, func(t *testing.T, addr string) {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		client, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{addr}, DisableCache: true})
+		if err != nil {
+			t.Fatalf("rueidis: %v", err)
+		}
+		defer client.Close()
+		if client.Mode() != rueidis.ClientModeCluster {
+			t.Fatalf("rueidis mode %v, want cluster", client.Mode())
+		}
+		var batch rueidis.Commands
+		for i := 0; i < 30; i++ {
+			batch = append(batch, client.B().Set().Key(fmt.Sprintf("k%d", i)).Value(fmt.Sprint(i)).Build())
+		}
+		for i, r := range client.DoMulti(ctx, batch...) {
+			if err := r.Error(); err != nil {
+				t.Fatalf("DoMulti[%d]: %v", i, err)
+			}
+		}
+		if v, err := client.Do(ctx, client.B().Get().Key("k7").Build()).ToString(); err != nil || v != "7" {
+			t.Fatalf("GET k7 = %q, %v", v, err)
+		}
+		// rueidis refuses a cross-slot MGET itself; sent as plain
+		// arguments, the server refuses it.
+		err = client.Do(ctx, client.B().Arbitrary("MGET").Args("k1", "k2").Build()).Error()
+		if err == nil || !strings.HasPrefix(err.Error(), "CROSSSLOT") {
+			t.Fatalf("MGET across slots: %v", err)
+		}
+		dc, cancelDC := client.Dedicate()
+		defer cancelDC()
+		res := dc.DoMulti(ctx,
+			dc.B().Multi().Build(),
+			dc.B().Set().Key("{t}x").Value("1").Build(),
+			dc.B().Incr().Key("{t}x").Build(),
+			dc.B().Exec().Build())
+		if v, err := res[3].ToArray(); err != nil || len(v) != 2 {
+			t.Fatalf("MULTI/EXEC on one slot: %v, %v", v, err)
+		}
+	})
+}
+
+// redis-cli -c prints the same as against redis-server, redirections or
+// not.
+func TestRedisCLICluster(t *testing.T) {
+	cli := requireRedisCLI(t)
+	var outs []string
+	forBothClusterNodes(t, func(t *testing.T, addr string) {
+		srv := &leasedServer{serverProc: &serverProc{addr: addr, port: portOf(t, addr), name: addr}}
+		outs = append(outs, runCLI(t, cli, srv, "SET foo 1\nGET foo\nMSET a 1 b 2\nMSET {a}1 1 {a}2 2\nMGET {a}1 {a}2\nCLUSTER KEYSLOT foo\nCLUSTER COUNTKEYSINSLOT 12182\nSELECT 1\n", "-c"))
+	})
+	if len(outs) == 2 && outs[0] != outs[1] {
+		t.Fatalf("redis-cli -c output differs\nminiwatchd:\n%s\nredis-server:\n%s", outs[0], outs[1])
+	}
+}
+
+func portOf(t *testing.T, addr string) int {
+	t.Helper()
+	var port int
+	if _, err := fmt.Sscanf(addr[strings.LastIndexByte(addr, ':')+1:], "%d", &port); err != nil {
+		t.Fatal(err)
+	}
+	return port
+}
