@@ -218,7 +218,7 @@ func (d *decoder) readStream(t byte) (*Value, error) {
 		return nil, err
 	}
 	s.Nodes = make([]StreamNode, 0, min(nodes, 1024))
-	var prev StreamID
+	var prev, prevMaster StreamID // the previous node's last entry and master
 	var live uint64
 	for i := range nodes {
 		key, err := d.readString()
@@ -239,13 +239,13 @@ func (d *decoder) readStream(t byte) (*Value, error) {
 		if err != nil {
 			return nil, d.fail("Stream listpack integrity check failed.")
 		}
-		if i > 0 && !prev.less(n.Master) {
+		if i > 0 && !prevMaster.less(n.Master) {
 			return nil, d.fail("Listpack re-added with existing key")
 		}
 		if i > 0 && !prev.less(n.Entries[0].ID) {
 			return nil, d.fail("Stream listpack integrity check failed.")
 		}
-		prev = n.Entries[len(n.Entries)-1].ID
+		prev, prevMaster = n.Entries[len(n.Entries)-1].ID, n.Master
 		for _, e := range n.Entries {
 			if !e.Deleted {
 				live++
