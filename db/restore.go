@@ -51,6 +51,8 @@ func ValueOf(kv KeyView) *rdb.Value {
 			v.Scores = append(v.Scores, n.score)
 		}
 		return v
+	case TypeStream:
+		return &rdb.Value{Kind: rdb.KindStream, Stream: streamValue(kv.Obj.(*Stream))}
 	}
 	return nil
 }
@@ -123,6 +125,8 @@ func (ks *Keyspace) newObject(key []byte, v *rdb.Value) *entry {
 		}
 		z.toListpackIfSmall(maxLen, lim)
 		return objEntry(key, TypeZSet, z)
+	case rdb.KindStream:
+		return objEntry(key, TypeStream, newStreamFrom(v.Stream))
 	}
 	return nil
 }

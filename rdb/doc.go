@@ -15,6 +15,7 @@
 //     as quicklistPushTail splits them).
 //   - decode.go, object.go: the bounds-checked reader and the object decoder
 //     for every type and encoding Redis 7.0 loads.
+//   - stream.go: stream values (see Streams).
 //   - dump.go, functions.go, file.go: payloads and files.
 //
 // # Contracts
@@ -35,13 +36,15 @@
 //
 // # Streams
 //
-// Stream values are not read or written yet: their type bytes
-// (TypeStreamListpacks, TypeStreamListpack2/3) are reserved and decoding
-// reports them as unsupported. The stream codec plugs in as stream.go: a
-// Value gains a Stream field (the stream's own decoded form), readObject
-// gets a case for the three stream types, ObjectType returns
-// TypeStreamListpack2 for KindStream, and AppendBody writes rdbSaveObject's
-// stream layout (listpacks of the radix tree, then groups and PELs).
+// stream.go holds streams: Value.Stream is the stream as persisted (its
+// radix tree's nodes with their entries, tombstones included, the
+// counters, the consumer groups with their PELs and consumers). It is
+// written as RDB_TYPE_STREAM_LISTPACKS_2 (19), Redis 7.0's, each node's
+// listpack built as t_stream.c builds it, so a DUMP is byte-equal to
+// Redis's for the same stream; 15 (Redis 5 and 6) and 7.2's 21 are read.
+// Decoding checks every listpack entry as sanitize-dump-payload does, and
+// always checks the ordering and ownership the keyspace relies on, which
+// Redis 7.0 does not (stream.go, readStream).
 //
 // The package depends only on protocol (number parsing and formatting); it
 // knows nothing of the keyspace.

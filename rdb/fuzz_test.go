@@ -6,15 +6,19 @@ import (
 )
 
 // Fuzz targets for the two decoders of outside bytes. The seed corpus is
-// real redis-server 7.0.15 DUMP payloads, each also truncated and with a
+// real redis-server 7.0.15 DUMP payloads (streams with groups included), each also truncated and with a
 // bit flipped. FuzzRestore fuzzes the payload's body and appends a valid
 // footer, so mutations reach the decoder instead of failing the checksum.
 // CI runs them bounded: go test ./rdb -run '^$' -fuzz FuzzRestore -fuzztime 30s.
 
 func seedPayloads() [][]byte {
 	var out [][]byte
+	dumps := redisStreamPayloads
 	for _, tc := range redisPayloads {
-		p := []byte(tc.dump)
+		dumps = append(dumps, tc.dump)
+	}
+	for _, dump := range dumps {
+		p := []byte(dump)
 		body := p[:len(p)-10]
 		out = append(out, body)
 		for _, cut := range []int{1, len(body) / 2, len(body) - 1} {
@@ -63,13 +67,20 @@ func seedFile() []byte {
 	w.Aux("redis-ver", "7.0.15")
 	w.Aux("redis-bits", "64")
 	w.Function("#!lua name=l\nredis.register_function('f', function() return 1 end)")
-	w.SelectDB(0, len(redisPayloads), 1)
+	w.SelectDB(0, len(redisPayloads)+len(redisStreamPayloads), 1)
 	for i, tc := range redisPayloads {
 		m := NoMeta
 		if i == 0 {
 			m.ExpireAt = 1 << 45
 		}
 		w.Key(tc.name, tc.v, m)
+	}
+	for i, p := range redisStreamPayloads {
+		v, err := ParsePayload([]byte(p), true)
+		if err != nil {
+			panic(err)
+		}
+		w.Key("stream"+string(rune('0'+i)), v, NoMeta)
 	}
 	w.Close()
 	return buf.Bytes()
@@ -97,7 +108,7 @@ func TestSeedFileLoads(t *testing.T) {
 	file := seedFile()
 	n := 0
 	h := &Handler{Key: func(db int, k []byte, v *Value, m KeyMeta) error { n++; return nil }}
-	if _, err := Load(bytes.NewReader(file), int64(len(file)), h, LoadOptions{Deep: true}); err != nil || n != len(redisPayloads) {
+	if _, err := Load(bytes.NewReader(file), int64(len(file)), h, LoadOptions{Deep: true}); err != nil || n != len(redisPayloads)+len(redisStreamPayloads) {
 		t.Fatalf("%d keys, %v", n, err)
 	}
 }

@@ -60,6 +60,17 @@ func (lb *ListpackBuilder) Append(s string) {
 	lb.n++
 }
 
+// AppendInt adds an integer element (lpAppendInteger).
+func (lb *ListpackBuilder) AppendInt(v int64) {
+	if len(lb.b) == 0 {
+		lb.Reset()
+	}
+	start := len(lb.b)
+	lb.b = appendLPInt(lb.b, v)
+	lb.b = appendBacklen(lb.b, uint64(len(lb.b)-start))
+	lb.n++
+}
+
 // Bytes finishes the listpack (header and terminator) and returns it; the
 // bytes stay valid until the next Reset or Append.
 func (lb *ListpackBuilder) Bytes() []byte {

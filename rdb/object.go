@@ -111,7 +111,7 @@ func (d *decoder) readObjectBody(t byte) (*Value, error) {
 		}
 		return nonEmpty(v)
 	case TypeStreamListpacks, TypeStreamListpack2, TypeStreamListpack3:
-		return nil, d.fail("stream values are not supported yet")
+		return d.readStream(t)
 	}
 	return nil, d.fail("unknown object type %d", t)
 }

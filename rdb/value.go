@@ -17,7 +17,6 @@ const (
 	KindSet
 	KindZSet
 	KindHash
-	// KindStream is reserved for the stream codec (see doc.go).
 	KindStream
 )
 
@@ -39,6 +38,8 @@ type Value struct {
 	// compact encoding: intset for a set, listpack for a hash or a sorted
 	// set. Lists are always quicklists; strings need no flag.
 	Compact bool
+	// Stream is a stream's value (Kind KindStream).
+	Stream *Stream
 	// Type is the RDB type byte the value was decoded from (the loader's
 	// encoding rules depend on it); the encoder ignores it.
 	Type byte
@@ -88,6 +89,8 @@ func ObjectType(v *Value) byte {
 			return TypeHashListpack
 		}
 		return TypeHash
+	case KindStream:
+		return TypeStreamListpack2
 	}
 	panic("rdb: value of unknown kind")
 }
@@ -154,6 +157,8 @@ func AppendBody(b []byte, v *Value, o *Options) []byte {
 			b = AppendString(b, s, o.Compress)
 		}
 		return b
+	case KindStream:
+		return appendStream(b, v.Stream, o)
 	}
 	panic("rdb: value of unknown kind")
 }

@@ -104,7 +104,7 @@ func (s *Server) openAOFOnStartLocked() error {
 		return fmt.Errorf("Can't open or create append-only dir %s: %w", s.cfg.AppendDirName, err)
 	}
 	if m.Base == nil && len(m.Incr) == 0 {
-		name := m.NewBase(s.aof.prefix, false)
+		name := m.NewBase(s.aof.prefix, s.aofPreambleLocked())
 		if err := s.writeBaseNowLocked(name); err != nil {
 			return err
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"os"
 	"os/exec"
@@ -22,8 +23,20 @@ import (
 // Test helpers of the AOF tests: servers on a directory, a small RESP
 // client, a dump of a aofDataset to compare, and redis-server processes.
 
-// aofTestConfig returns a configuration with the AOF on in dir.
+// aofTestConfig returns a configuration with the AOF on in dir, its base
+// written as commands (aof-use-rdb-preamble no), which most tests read;
+// aofRDBConfig is the default RDB base.
 func aofTestConfig(dir string, fsync string) Config {
+	cfg := aofRDBConfig(dir, fsync)
+	cfg.Params = maps.Clone(cfg.Params)
+	if cfg.Params == nil {
+		cfg.Params = map[string]string{}
+	}
+	cfg.Params["aof-use-rdb-preamble"] = "no"
+	return cfg
+}
+
+func aofRDBConfig(dir string, fsync string) Config {
 	cfg := DefaultConfig()
 	cfg.Port = 0
 	cfg.Dir = dir

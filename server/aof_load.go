@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"os"
@@ -8,12 +9,15 @@ import (
 	"time"
 
 	"github.com/miniwatchd/miniwatchd/aof"
+	"github.com/miniwatchd/miniwatchd/rdb"
 )
 
 // Loading the AOF at start-up (Redis's loadAppendOnlyFiles and
 // loadSingleAppendOnlyFile): the base, then every incremental file, each
 // replayed command by command through the command table by a client with
-// no connection, as Redis's fake AOF client.
+// no connection, as Redis's fake AOF client. A base in RDB format (or the
+// RDB preamble of an old-style AOF) is loaded as dump.rdb is, keys straight
+// into the keyspace, expired ones included.
 //
 // Nothing expires while loading: the keyspace's time is held at 0, so a key
 // whose deadline passed while the server was down is loaded with it and
@@ -75,7 +79,12 @@ func (s *Server) replayAOFFileLocked(name string, last bool) error {
 	path := filepath.Join(s.aof.dir, name)
 	c := s.newReplayClient()
 	multiStart := int64(-1)
-	_, err := aof.ScanFile(path, func(args [][]byte, start, end int64) error {
+	loadRDB := func(br *bufio.Reader, size int64) (int64, error) {
+		var loaded, expired int64
+		s.log.Info("Reading RDB base file on AOF loading...")
+		return rdb.Load(br, size, s.rdbLoadHandlerLocked(-1, &loaded, &expired), s.rdbLoadOptionsLocked())
+	}
+	_, err := aof.ScanFileRDB(path, loadRDB, func(args [][]byte, start, end int64) error {
 		return s.replayCommandLocked(c, name, args, start, &multiStart)
 	})
 	var (

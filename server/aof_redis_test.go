@@ -1,6 +1,7 @@
 package server
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -55,19 +56,35 @@ func aofRedisArgs(extra ...string) []string {
 // miniwatchd loads the result.
 func TestRoundTripMiniwatchdToRedis(t *testing.T) {
 	aofNeedRedis(t)
-	for _, rewrite := range []bool{false, true} {
-		t.Run("rewrite="+strconv.FormatBool(rewrite), func(t *testing.T) {
+	for _, tc := range []struct {
+		rewrite  bool
+		preamble bool
+	}{{false, false}, {true, false}, {false, true}, {true, true}} {
+		t.Run(fmt.Sprintf("rewrite=%v/aof-use-rdb-preamble=%v", tc.rewrite, tc.preamble), func(t *testing.T) {
 			dir := t.TempDir()
-			s := startAOFServer(t, aofTestConfig(dir, "always"))
-			tc := dialAOF(t, s)
-			aofFillMixed(tc, "a")
-			if rewrite {
-				tc.must("BGREWRITEAOF")
-				aofWaitRewriteDone(t, tc)
-				aofFillMixed(tc, "b")
+			cfg := aofTestConfig(dir, "always")
+			suffix := ".base.aof"
+			if tc.preamble {
+				cfg = aofRDBConfig(dir, "always")
+				suffix = ".base.rdb"
 			}
-			want := aofDataset(t, tc)
+			s := startAOFServer(t, cfg)
+			c := dialAOF(t, s)
+			aofFillMixed(c, "a")
+			if tc.rewrite {
+				c.must("BGREWRITEAOF")
+				aofWaitRewriteDone(t, c)
+				aofFillMixed(c, "b")
+			}
+			want := aofDataset(t, c)
 			s.Close()
+			base := "appendonly.aof.1" + suffix
+			if tc.rewrite {
+				base = "appendonly.aof.2" + suffix
+			}
+			if manifest, _ := aofDirFiles(t, dir); !strings.Contains(manifest, "file "+base+" ") {
+				t.Fatalf("manifest %q, want base %s", manifest, base)
+			}
 
 			r := startAOFRedis(t, dir, aofRedisArgs()...)
 			rc := dialAOFAddr(t, r.addr)
@@ -78,7 +95,7 @@ func TestRoundTripMiniwatchdToRedis(t *testing.T) {
 			want = aofDataset(t, rc)
 			r.stop("NOSAVE")
 
-			s2 := startAOFServer(t, aofTestConfig(dir, "always"))
+			s2 := startAOFServer(t, cfg)
 			if got := aofDataset(t, dialAOF(t, s2)); got != want {
 				t.Fatalf("miniwatchd loaded after redis-server appended:\n%s\nwant:\n%s", got, want)
 			}
@@ -112,7 +129,11 @@ func TestRoundTripRedisToMiniwatchd(t *testing.T) {
 				t.Fatalf("redis-server's manifest: %q", manifest)
 			}
 
-			s := startAOFServer(t, aofTestConfig(dir, "always"))
+			cfg := aofTestConfig(dir, "always")
+			if preamble == "yes" {
+				cfg = aofRDBConfig(dir, "always")
+			}
+			s := startAOFServer(t, cfg)
 			tc := dialAOF(t, s)
 			if got := aofDataset(t, tc); got != want {
 				t.Fatalf("miniwatchd loaded:\n%s\nredis-server had:\n%s", got, want)

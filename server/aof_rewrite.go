@@ -61,6 +61,11 @@ type rewriteJob struct {
 	dir      string
 	prefix   string
 	autoSync bool
+	// snap writes the base in RDB format (aof-use-rdb-preamble yes): a
+	// background snapshot (rdb_bgsave.go) whose final step switches the
+	// log, so the base is the dataset exactly at the switch here too. The
+	// fields below that build a base of commands are then unused.
+	snap *bgsaveJob
 
 	tracking bool                    // engine: record changed keys and whole-db events
 	touched  map[touchedKey]struct{} // engine: keys changed since the walk may have passed them
@@ -138,16 +143,23 @@ func (s *Server) startRewriteLocked() error {
 		dir:      s.aof.dir,
 		prefix:   s.aof.prefix,
 		autoSync: paramOr(&s.cfg, "aof-rewrite-incremental-fsync", "yes") == "yes",
-		tracking: true,
-		touched:  make(map[touchedKey]struct{}),
-		walk:     make([]walkPos, s.ks.Len()),
 		selected: -1,
 		manifest: m.Clone(),
+	}
+	if s.aofPreambleLocked() {
+		rw.snap = s.newSnapshotJobLocked(filepath.Join(rw.dir, "rewrite-base.rdb"))
+		rw.snap.aofBase = true
+		rw.snap.parentAbort = &rw.abort
+		rw.snap.onFinal = func() { s.switchRewriteLogLocked(rw) }
+	} else {
+		rw.tracking = true
+		rw.touched = make(map[touchedKey]struct{})
+		rw.walk = make([]walkPos, s.ks.Len())
+		s.ks.HoldShrink(true)
 	}
 	s.aof.rw = rw
 	s.aof.scheduled = false
 	s.aof.rewrites++
-	s.ks.HoldShrink(true)
 	s.aof.wg.Add(1)
 	go s.runRewrite(rw)
 	s.log.Info("Background append only file rewriting started")
@@ -163,10 +175,19 @@ func (s *Server) runRewrite(rw *rewriteJob) {
 	s.mu.Unlock()
 }
 
+// aofPreambleLocked is aof-use-rdb-preamble: the base is written in RDB
+// format.
+func (s *Server) aofPreambleLocked() bool {
+	return paramOr(&s.cfg, "aof-use-rdb-preamble", "yes") == "yes"
+}
+
 // rewrite does the work; the engine lock is not held on entry or exit.
 func (s *Server) rewrite(rw *rewriteJob) error {
 	if err := s.prepareRewrite(rw); err != nil {
 		return err
+	}
+	if rw.snap != nil {
+		return s.rewriteRDB(rw)
 	}
 	for passes := 0; ; {
 		s.mu.Lock()
@@ -206,6 +227,24 @@ func (s *Server) rewrite(rw *rewriteJob) error {
 			step()
 		}
 	}
+}
+
+// rewriteRDB writes the base as an RDB snapshot: the snapshot's final step
+// switches the log (switchRewriteLogLocked), then the file is installed.
+func (s *Server) rewriteRDB(rw *rewriteJob) error {
+	// The snapshot writes the file whole, replacing the temporary base.
+	rw.base.Close()
+	rw.base = nil
+	rw.snap.path = rw.tmpBase
+	err := s.bgsave(rw.snap)
+	rw.snap.removeSpools()
+	if err != nil {
+		return err
+	}
+	if st, err := os.Stat(rw.tmpBase); err == nil {
+		rw.written = st.Size()
+	}
+	return s.commitRewrite(rw, nil)
 }
 
 // prepareRewrite creates the temporary base file and the incremental file
@@ -297,6 +336,13 @@ func (s *Server) finalRewriteStepLocked(rw *rewriteJob) {
 	}
 	rw.tracking = false
 	s.ks.HoldShrink(false)
+	s.switchRewriteLogLocked(rw)
+}
+
+// switchRewriteLogLocked switches the log to the rewrite's new incremental
+// file (or, when the AOF was turned off meanwhile, drops that file): the
+// base ends where the file begins.
+func (s *Server) switchRewriteLogLocked(rw *rewriteJob) {
 	switch {
 	case rw.logging && s.aof.mode == aofOn && s.aof.log != nil:
 		s.flushUnitLocked()
@@ -322,18 +368,20 @@ func (s *Server) finalRewriteStepLocked(rw *rewriteJob) {
 // commitRewrite finishes the base file and installs it: fsync, rename,
 // and the manifest that names it (older files become history).
 func (s *Server) commitRewrite(rw *rewriteJob, last []byte) error {
-	if err := rw.writeBase(last); err != nil {
-		return err
+	if rw.base != nil { // an RDB base is complete and synced already
+		if err := rw.writeBase(last); err != nil {
+			return err
+		}
+		if err := rw.base.Sync(); err != nil {
+			return fmt.Errorf("Write error writing append only file on disk: %w", err)
+		}
+		if err := rw.base.Close(); err != nil {
+			return err
+		}
+		rw.base = nil
 	}
-	if err := rw.base.Sync(); err != nil {
-		return fmt.Errorf("Write error writing append only file on disk: %w", err)
-	}
-	if err := rw.base.Close(); err != nil {
-		return err
-	}
-	rw.base = nil
 	m := rw.manifest.Clone()
-	baseName := m.NewBase(rw.prefix, false)
+	baseName := m.NewBase(rw.prefix, rw.snap != nil)
 	switch {
 	case rw.initial && rw.rotated:
 		name := m.NewIncr(rw.prefix)
@@ -379,6 +427,9 @@ func (s *Server) finishRewriteLocked(rw *rewriteJob, err error) {
 	if rw.tracking {
 		rw.tracking = false
 		s.ks.HoldShrink(false)
+	}
+	if rw.snap != nil {
+		s.stopTrackingLocked(rw.snap)
 	}
 	s.aof.lastRewriteSecs = int64(time.Since(rw.start) / time.Second)
 	if err == nil {
@@ -431,6 +482,9 @@ func (s *Server) finishRewriteLocked(rw *rewriteJob, err error) {
 // under the engine lock (start-up with an empty AOF directory, where the
 // dataset is empty or small, as Redis's synchronous rewriteAppendOnlyFile).
 func (s *Server) writeBaseNowLocked(name string) error {
+	if strings.HasSuffix(name, ".rdb") {
+		return s.writeRDBFileLocked(filepath.Join(s.aof.dir, name), true)
+	}
 	rw := &rewriteJob{walk: make([]walkPos, s.ks.Len()), selected: -1}
 	for i := rw.nextWalk(); i >= 0; i = rw.nextWalk() {
 		s.rewriteWalkChunkLocked(rw, i)

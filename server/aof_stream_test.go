@@ -60,10 +60,17 @@ func streamDataset(t *testing.T, tc *aofConn) string {
 }
 
 func TestStreamAOF(t *testing.T) {
-	for _, rewrite := range []bool{false, true} {
-		t.Run("rewrite="+strconv.FormatBool(rewrite), func(t *testing.T) {
+	for _, tcase := range []struct {
+		rewrite, preamble bool
+	}{{false, false}, {true, false}, {true, true}} {
+		rewrite := tcase.rewrite
+		t.Run(fmt.Sprintf("rewrite=%v/aof-use-rdb-preamble=%v", rewrite, tcase.preamble), func(t *testing.T) {
 			dir := t.TempDir()
-			s := startAOFServer(t, aofTestConfig(dir, "always"))
+			cfg := aofTestConfig(dir, "always")
+			if tcase.preamble {
+				cfg = aofRDBConfig(dir, "always")
+			}
+			s := startAOFServer(t, cfg)
 			tc := dialAOF(t, s)
 			streamFill(tc, "a")
 			if rewrite {
@@ -73,7 +80,7 @@ func TestStreamAOF(t *testing.T) {
 			}
 			want := streamDataset(t, tc)
 			s.Close()
-			s2 := startAOFServer(t, aofTestConfig(dir, "always"))
+			s2 := startAOFServer(t, cfg)
 			if got := streamDataset(t, dialAOF(t, s2)); got != want {
 				t.Fatalf("miniwatchd reloaded:\n%s", firstDiff(got, want))
 			}

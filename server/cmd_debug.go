@@ -10,6 +10,7 @@ import (
 	"github.com/miniwatchd/miniwatchd/db"
 	"github.com/miniwatchd/miniwatchd/expire"
 	"github.com/miniwatchd/miniwatchd/protocol"
+	"github.com/miniwatchd/miniwatchd/rdb"
 )
 
 // DEBUG: the subcommands of Redis's that a test suite uses, plus our own
@@ -18,7 +19,8 @@ import (
 //	DEBUG SET-ACTIVE-EXPIRE 0|1     turn the active expiry cycle off/on (as Redis)
 //	DEBUG SLEEP <seconds>           block the server (as Redis)
 //	DEBUG POPULATE <n> [prefix] [size]  create keys (as Redis)
-//	DEBUG OBJECT <key>              low-level key info (as Redis, approximated)
+//	DEBUG OBJECT <key>              low-level key info (as Redis; address, refcount approximated)
+//	DEBUG RELOAD [MERGE] [NOFLUSH] [NOSAVE]  save and load dbfilename back (as Redis)
 //	DEBUG CLOCK                     print the server clock: unix ms and "frozen" or "running"
 //	DEBUG CLOCK FREEZE|UNFREEZE|RESET
 //	DEBUG CLOCK SET <unix-ms>
@@ -40,6 +42,19 @@ var debugHelp = []string{
 	"    it is used instead of the 'key' prefix. These are not propagated to",
 	"    replicas. Cluster slots are not respected so keys not belonging to the",
 	"    current node can be created in cluster mode.",
+	"RELOAD [option ...]",
+	"    Save the RDB on disk and reload it back to memory. Valid <option> values:",
+	"    * MERGE: conflicting keys will be loaded from RDB.",
+	"    * NOFLUSH: the existing database will not be removed before load, but",
+	"      conflicting keys will generate an exception and kill the server.",
+	"    * NOSAVE: the database will be loaded from an existing RDB file.",
+	"    Examples:",
+	"    * DEBUG RELOAD: verify that the server is able to persist, flush and reload",
+	"      the database.",
+	"    * DEBUG RELOAD NOSAVE: replace the current database with the contents of an",
+	"      existing RDB file.",
+	"    * DEBUG RELOAD NOSAVE NOFLUSH MERGE: add the contents of an existing RDB",
+	"      file to the database.",
 	"SET-ACTIVE-EXPIRE <0|1>",
 	"    Setting it to 0 disables expiring keys in background when they are not",
 	"    accessed (otherwise the Redis behavior). Setting it to 1 reenables back the",
@@ -50,6 +65,17 @@ var debugHelp = []string{
 	"    Explain this client's aborted EXEC, list or reset the hot watched keys (miniwatchd).",
 	"HELP",
 	"    Print this help.",
+}
+
+// serializedLengthLocked is DEBUG OBJECT's serializedlength: the bytes of
+// the key's value in RDB format (rdbSavedObjectLen).
+func (s *Server) serializedLengthLocked(c *client, key []byte) int {
+	kv, ok := c.db.View(string(key))
+	if !ok {
+		return 0
+	}
+	o := s.rdbOptionsLocked()
+	return len(rdb.AppendBody(nil, db.ValueOf(kv), &o))
 }
 
 func debugSyntaxError(c *client, args [][]byte) {
@@ -89,12 +115,14 @@ func cmdDebug(c *client, args [][]byte) {
 			c.fail(protocol.ErrNoSuchKey)
 			return
 		}
-		c.w.Status(fmt.Sprintf("Value at:0x0 refcount:1 encoding:%s serializedlength:0 lru:%d lru_seconds_idle:%d",
-			info.Encoding, s.ks.LRUClock(), info.IdleMs/1000))
+		c.w.Status(fmt.Sprintf("Value at:0x0 refcount:1 encoding:%s serializedlength:%d lru:%d lru_seconds_idle:%d",
+			info.Encoding, s.serializedLengthLocked(c, args[2]), s.ks.LRUClock(), info.IdleMs/1000))
 	case sub == "clock":
 		debugClock(c, args)
 	case sub == "watch": // debug_watch.go: WHY, HOTKEYS, RESET
 		debugWatch(c, args)
+	case sub == "reload": // debug_reload.go
+		debugReload(c, args)
 	case sub == "active-expire-cycle" && len(args) == 2:
 		c.w.Int(int64(expire.SweepLocked(s.ks, s.clock.UnixMilli)))
 	default:

@@ -57,6 +57,13 @@ type bgsaveJob struct {
 	delay  time.Duration // rdb-key-save-delay per key saved (tests slow a save down with it)
 	walked int           // keys serialized by the last walk chunk
 	abort  atomic.Bool
+	// For the AOF rewrite's base (aof-use-rdb-preamble yes, aof_rewrite.go):
+	// aofBase sets the aof-base aux field, parentAbort is the rewrite's
+	// abort flag, and onFinal runs under the engine lock in the final
+	// step, where the log switches to the new incremental file.
+	aofBase     bool
+	parentAbort *atomic.Bool
+	onFinal     func()
 
 	tracking bool                    // engine
 	dsOf     []int                   // engine: database index -> dataset
@@ -80,11 +87,13 @@ type bgsaveFinal struct {
 	dirty          int64
 }
 
-// startBGSaveLocked starts a BGSAVE (rdbSaveBackground).
-func (s *Server) startBGSaveLocked() error {
+// newSnapshotJobLocked prepares a background snapshot to path, tracking
+// changes from now on (it holds the keyspace's shrinking until its final
+// step).
+func (s *Server) newSnapshotJobLocked(path string) *bgsaveJob {
 	n := s.ks.Len()
 	j := &bgsaveJob{
-		start: time.Now(), path: s.rdbPathLocked(), opt: s.rdbOptionsLocked(), sum: s.rdbChecksumLocked(),
+		start: time.Now(), path: path, opt: s.rdbOptionsLocked(), sum: s.rdbChecksumLocked(),
 		lru: s.saveAccessLocked(), delay: s.rdbKeySaveDelayLocked(), tracking: true, dsOf: make([]int, n), gen: make([]uint32, n),
 		walk: make([]walkPos, n), touched: map[touchedKey]struct{}{}, fresh: map[touchedKey][]byte{},
 		pending: make([][]byte, n), spool: make([]*os.File, n),
@@ -93,10 +102,40 @@ func (s *Server) startBGSaveLocked() error {
 	for i := range j.dsOf {
 		j.dsOf[i] = i
 	}
+	s.ks.HoldShrink(true)
+	return j
+}
+
+// stopTrackingLocked ends the job's change tracking (once).
+func (s *Server) stopTrackingLocked(j *bgsaveJob) {
+	if j.tracking {
+		j.tracking = false
+		s.ks.HoldShrink(false)
+	}
+}
+
+// aborted reports whether the job (or the rewrite it serves) was stopped.
+func (j *bgsaveJob) aborted() bool {
+	return j.abort.Load() || (j.parentAbort != nil && j.parentAbort.Load())
+}
+
+// removeSpools deletes the job's spool files.
+func (j *bgsaveJob) removeSpools() {
+	for i, f := range j.spool {
+		if f != nil {
+			f.Close()
+			os.Remove(f.Name())
+			j.spool[i] = nil
+		}
+	}
+}
+
+// startBGSaveLocked starts a BGSAVE (rdbSaveBackground).
+func (s *Server) startBGSaveLocked() error {
+	j := s.newSnapshotJobLocked(s.rdbPathLocked())
 	s.rdb.lastBGTry = time.Now().Unix()
 	s.rdb.saves++
 	s.rdb.job = j
-	s.ks.HoldShrink(true)
 	s.log.Info("Background saving started")
 	s.rdb.wg.Add(1)
 	go s.runBGSave(j)
@@ -106,18 +145,10 @@ func (s *Server) startBGSaveLocked() error {
 func (s *Server) runBGSave(j *bgsaveJob) {
 	defer s.rdb.wg.Done()
 	err := s.bgsave(j)
-	for _, f := range j.spool {
-		if f != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}
+	j.removeSpools()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if j.tracking {
-		j.tracking = false
-		s.ks.HoldShrink(false)
-	}
+	s.stopTrackingLocked(j)
 	s.rdb.job = nil
 	secs := int64(time.Since(j.start).Seconds())
 	s.rdb.lastBGSecs = secs
@@ -139,7 +170,7 @@ func (s *Server) bgsave(j *bgsaveJob) error {
 	var pass []touchedKey
 	for {
 		s.mu.Lock()
-		if j.abort.Load() {
+		if j.aborted() {
 			s.mu.Unlock()
 			return errBGSaveAborted
 		}
@@ -254,8 +285,7 @@ func (s *Server) bgsaveFinalLocked(j *bgsaveJob) {
 	}
 	clear(j.touched)
 	s.bgsaveFreshLocked(j, keys)
-	j.tracking = false
-	s.ks.HoldShrink(false)
+	s.stopTrackingLocked(j)
 	f := &bgsaveFinal{dsOf: append([]int(nil), j.dsOf...), gen: append([]uint32(nil), j.gen...), dirty: s.ks.Stats.Dirty}
 	for i := 0; i < s.ks.Len(); i++ {
 		f.sizes = append(f.sizes, s.ks.DB(i).Size())
@@ -263,12 +293,15 @@ func (s *Server) bgsaveFinalLocked(j *bgsaveJob) {
 	}
 	var hb headerBuf
 	w := rdb.NewWriter(&hb, j.opt, false)
-	s.writeRDBHeaderLocked(w, false)
+	s.writeRDBHeaderLocked(w, j.aofBase)
 	w.Raw(nil)
 	w.Close()
 	// Keep what follows the 9-byte signature, without EOF and checksum.
 	f.header = append([]byte(nil), hb.b[9:len(hb.b)-9]...)
 	j.final = f
+	if j.onFinal != nil {
+		j.onFinal()
+	}
 }
 
 type headerBuf struct{ b []byte }
@@ -311,7 +344,7 @@ func (j *bgsaveJob) assemble() error {
 		if size == 0 {
 			continue
 		}
-		if j.abort.Load() {
+		if j.aborted() {
 			f.Close()
 			return errBGSaveAborted
 		}
@@ -393,20 +426,39 @@ func readSpoolBytes(br *bufio.Reader, buf []byte) ([]byte, error) {
 	return buf, err
 }
 
-// bgsaveKeyModified records a changed key for the BGSAVE in progress.
-func bgsaveKeyModified(s *Server, d *db.DB, key string) {
+// snapshotJobsLocked returns the snapshots in progress that track changes:
+// a BGSAVE's, and an AOF rewrite's RDB base.
+func (s *Server) snapshotJobsLocked() [2]*bgsaveJob {
+	var out [2]*bgsaveJob
 	if j := s.rdb.job; j != nil && j.tracking {
-		j.touched[touchedKey{j.dsOf[d.ID()], strings.Clone(key)}] = struct{}{}
+		out[0] = j
+	}
+	if rw := s.aof.rw; rw != nil && rw.snap != nil && rw.snap.tracking {
+		out[1] = rw.snap
+	}
+	return out
+}
+
+// bgsaveKeyModified records a changed key for the snapshots in progress.
+func bgsaveKeyModified(s *Server, d *db.DB, key string) {
+	for _, j := range s.snapshotJobsLocked() {
+		if j != nil {
+			j.touched[touchedKey{j.dsOf[d.ID()], strings.Clone(key)}] = struct{}{}
+		}
 	}
 }
 
 // bgsaveFlushed drops what was saved of the emptied datasets and restarts
 // their walks.
 func bgsaveFlushed(s *Server, dbIndex int) {
-	j := s.rdb.job
-	if j == nil || !j.tracking {
-		return
+	for _, j := range s.snapshotJobsLocked() {
+		if j != nil {
+			j.flushed(dbIndex)
+		}
 	}
+}
+
+func (j *bgsaveJob) flushed(dbIndex int) {
 	flush := func(ds int) {
 		j.gen[ds]++
 		j.walk[ds] = walkPos{}
@@ -432,7 +484,9 @@ func bgsaveFlushed(s *Server, dbIndex int) {
 
 // bgsaveSwapped follows SWAPDB: the datasets change database index.
 func bgsaveSwapped(s *Server, a, b int) {
-	if j := s.rdb.job; j != nil && j.tracking {
-		j.dsOf[a], j.dsOf[b] = j.dsOf[b], j.dsOf[a]
+	for _, j := range s.snapshotJobsLocked() {
+		if j != nil {
+			j.dsOf[a], j.dsOf[b] = j.dsOf[b], j.dsOf[a]
+		}
 	}
 }

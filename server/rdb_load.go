@@ -37,10 +37,36 @@ func (s *Server) loadRDBOnStartLocked() error {
 		return fmt.Errorf("Fatal error loading the DB: %s. Exiting.", strerror(err))
 	}
 	start := time.Now()
-	now := s.clock.UnixMilli()
-	loaded, expired := int64(0), int64(0)
+	var loaded, expired int64
+	h := s.rdbLoadHandlerLocked(s.clock.UnixMilli(), &loaded, &expired)
+	if _, err := rdb.Load(f, st.Size(), h, s.rdbLoadOptionsLocked()); err != nil {
+		var re *rdb.Error
+		if errors.As(err, &re) {
+			return fmt.Errorf("Short read or OOM loading DB. Unrecoverable error, aborting now (%s)", re)
+		}
+		return err
+	}
+	s.rdb.loadedKeys, s.rdb.expiredOnLoad = loaded, expired
+	s.rdb.dirtyAtSave = s.ks.Stats.Dirty
+	s.log.Info(fmt.Sprintf("Done loading RDB, keys loaded: %d, keys expired: %d.", loaded, expired))
+	s.log.Info(fmt.Sprintf("DB loaded from disk: %.3f seconds", time.Since(start).Seconds()))
+	return nil
+}
+
+// rdbLoadOptionsLocked are the decoder's options: the deep check with
+// sanitize-dump-payload yes.
+func (s *Server) rdbLoadOptionsLocked() rdb.LoadOptions {
+	return rdb.LoadOptions{Deep: paramOr(&s.cfg, "sanitize-dump-payload", "no") == "yes"}
+}
+
+// rdbLoadHandlerLocked returns the handler that loads an RDB file into the
+// keyspace (rdbLoadRio): keys whose deadline is before skipBefore are
+// skipped and counted in expired (-1 keeps them all, as an AOF preamble is
+// loaded), the others added and counted in loaded; functions are loaded as
+// FUNCTION LOAD loads them.
+func (s *Server) rdbLoadHandlerLocked(skipBefore int64, loaded, expired *int64) *rdb.Handler {
 	cur := 0
-	h := &rdb.Handler{
+	return &rdb.Handler{
 		SelectDB: func(id int) error {
 			if id >= s.ks.Len() {
 				return fmt.Errorf("FATAL: Data file was created with a Redis server configured to handle more than %d databases. Exiting", s.ks.Len())
@@ -65,27 +91,15 @@ func (s *Server) loadRDBOnStartLocked() error {
 			return nil
 		},
 		Key: func(id int, key []byte, v *rdb.Value, m rdb.KeyMeta) error {
-			if m.ExpireAt >= 0 && m.ExpireAt < now {
-				expired++
+			if m.ExpireAt >= 0 && m.ExpireAt < skipBefore {
+				*expired++
 				return nil
 			}
 			s.ks.DB(id).LoadKey(key, v, db.RestoreOptions{Deadline: m.ExpireAt, IdleSecs: m.IdleSecs, Freq: m.Freq})
-			loaded++
+			*loaded++
 			return nil
 		},
 	}
-	if _, err := rdb.Load(f, st.Size(), h, rdb.LoadOptions{Deep: paramOr(&s.cfg, "sanitize-dump-payload", "no") == "yes"}); err != nil {
-		var re *rdb.Error
-		if errors.As(err, &re) {
-			return fmt.Errorf("Short read or OOM loading DB. Unrecoverable error, aborting now (%s)", re)
-		}
-		return err
-	}
-	s.rdb.loadedKeys, s.rdb.expiredOnLoad = loaded, expired
-	s.rdb.dirtyAtSave = s.ks.Stats.Dirty
-	s.log.Info(fmt.Sprintf("Done loading RDB, keys loaded: %d, keys expired: %d.", loaded, expired))
-	s.log.Info(fmt.Sprintf("DB loaded from disk: %.3f seconds", time.Since(start).Seconds()))
-	return nil
 }
 
 // infoRDBLocked writes INFO persistence's snapshot fields, in Redis's

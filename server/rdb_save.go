@@ -106,8 +106,23 @@ func (s *Server) keyRecordLocked(b []byte, d *db.DB, kv db.KeyView, lru bool, o 
 }
 
 // saveRDBLocked writes the whole dataset to path through a temporary file
-// in the same directory (rdbSave), under the engine lock.
+// in the same directory (rdbSave), under the engine lock, and records the
+// save.
 func (s *Server) saveRDBLocked(path string, aofBase bool) error {
+	if err := s.writeRDBFileLocked(path, aofBase); err != nil {
+		return err
+	}
+	s.log.Info("DB saved on disk")
+	s.rdb.dirtyAtSave = s.ks.Stats.Dirty
+	s.rdb.lastSave = time.Now().Unix()
+	s.rdb.lastBGOK = true
+	return nil
+}
+
+// writeRDBFileLocked writes the whole dataset to path through a temporary
+// file in the same directory, under the engine lock; aofBase marks an AOF
+// base (the aof-base aux field).
+func (s *Server) writeRDBFileLocked(path string, aofBase bool) error {
 	tmp := filepath.Join(filepath.Dir(path), fmt.Sprintf("temp-%d.rdb", os.Getpid()))
 	f, err := os.Create(tmp)
 	if err != nil {
@@ -154,10 +169,6 @@ func (s *Server) saveRDBLocked(path string, aofBase bool) error {
 		s.log.Warn("Write error saving DB on disk: " + strerror(err))
 		return err
 	}
-	s.log.Info("DB saved on disk")
-	s.rdb.dirtyAtSave = s.ks.Stats.Dirty
-	s.rdb.lastSave = time.Now().Unix()
-	s.rdb.lastBGOK = true
 	return nil
 }
 

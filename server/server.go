@@ -65,6 +65,7 @@ type Server struct {
 	ops          opsState      // mu: MONITOR, SLOWLOG, LATENCY, CLIENT PAUSE (ops.go)
 	rdb          rdbState      // mu: RDB snapshots (rdb_save.go)
 	cluster      clusterMode   // mu, but for on (set in New): cluster mode (cluster.go)
+	migrate      migrateCache  // mu: MIGRATE's cached connections (cmd_migrate.go)
 	// cmdStart is when the next top-level command starts (wall clock): set
 	// by the connection loop at the start of a batch and advanced by each
 	// command to its end, so the clock is read once per command (mu).

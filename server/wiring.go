@@ -69,6 +69,7 @@ var commandFamilies = [][]commandDef{
 	streamReadCommands,    // cmd_streamread.go: XREAD, XREADGROUP
 	streamInfoCommands,    // cmd_streaminfo.go: XINFO *
 	dumpCommands,          // cmd_dump.go: DUMP, RESTORE, RESTORE-ASKING
+	migrateCommands,       // cmd_migrate.go: MIGRATE
 	saveCommands,          // rdb_save.go: SAVE, BGSAVE, LASTSAVE
 	aclCommands,           // cmd_acl.go: ACL *
 	clusterCommands,       // cmd_cluster.go: CLUSTER *, READONLY, READWRITE, ASKING
@@ -280,10 +281,11 @@ func (s *Server) wire() {
 	// scheduled or automatic rewrite), then clientsCron's memory sampling and
 	// the eviction time proc.
 	h.cron = append(h.cron,
-		(*Server).aofCronLocked,    // aof.go
-		(*Server).memoryCronLocked, // memory.go
-		(*Server).rdbCronLocked,    // rdb_save.go: save points, BGSAVE SCHEDULE
-		(*Server).pauseCronLocked,  // ops.go: end of CLIENT PAUSE
+		(*Server).aofCronLocked,     // aof.go
+		(*Server).memoryCronLocked,  // memory.go
+		(*Server).rdbCronLocked,     // rdb_save.go: save points, BGSAVE SCHEDULE
+		(*Server).pauseCronLocked,   // ops.go: end of CLIENT PAUSE
+		(*Server).migrateCronLocked, // cmd_migrate.go: idle MIGRATE connections
 	)
 
 	// prepareForShutdown: flush and fsync the AOF.
@@ -329,5 +331,6 @@ func (s *Server) wire() {
 		(*Server).closeAOF,     // aof.go
 		(*Server).closeRDB,     // rdb_save.go
 		(*Server).closeCluster, // cluster.go: releases nodes.conf
+		migrateCloseAll,        // cmd_migrate.go: cached MIGRATE connections
 	)
 }

@@ -48,7 +48,47 @@ func rdbDataset() [][]string {
 	for i := 0; i < 700; i++ {
 		hash = append(hash, "f"+strconv.Itoa(i), "v"+strconv.Itoa(i))
 	}
-	return append(cmds, big, set, zset, hash)
+	cmds = append(cmds, big, set, zset, hash)
+	return append(cmds, rdbStreamDataset()...)
+}
+
+// rdbStreamDataset builds streams of every shape: same and different
+// fields, integer fields and values, a negative sequence delta, tombstones,
+// several nodes, an emptied stream, groups with PELs, consumers with and
+// without pending entries, XSETID's counters.
+func rdbStreamDataset() [][]string {
+	cmds := [][]string{
+		{"XADD", "st", "1-1", "a", "1", "b", "2"}, {"XADD", "st", "1-2", "a", "3", "b", "4"},
+		{"XADD", "st", "2-0", "c", "x"}, {"XADD", "st", "5-10", "f", "v"}, {"XADD", "st", "6-0", "a", "-7000", "b", strings.Repeat("L", 300)},
+		{"XADD", "st", "7-0", "123", "9999999999", "a", ""},
+		{"XDEL", "st", "1-2"},
+		{"XGROUP", "CREATE", "st", "g1", "0"},
+		{"XREADGROUP", "GROUP", "g1", "alice", "COUNT", "2", "STREAMS", "st", ">"},
+		{"XREADGROUP", "GROUP", "g1", "bob", "COUNT", "1", "STREAMS", "st", ">"},
+		{"XCLAIM", "st", "g1", "bob", "0", "1-1", "RETRYCOUNT", "5"},
+		{"XGROUP", "CREATECONSUMER", "st", "g1", "carol"},
+		{"XGROUP", "CREATE", "st", "g2", "$", "ENTRIESREAD", "3"},
+		{"XGROUP", "CREATE", "st", "7", "2-0"},
+		{"XSETID", "st", "100-0", "ENTRIESADDED", "50", "MAXDELETEDID", "3-0"},
+		{"XGROUP", "CREATE", "emptied", "g", "$", "MKSTREAM"},
+		{"XADD", "gone", "1-1", "x", "y"}, {"XDEL", "gone", "1-1"},
+		{"CONFIG", "SET", "stream-node-max-entries", "10"},
+	}
+	for i := 1; i <= 95; i++ {
+		fields := []string{"XADD", "bigst", strconv.Itoa(i) + "-0", "k", "v" + strconv.Itoa(i)}
+		if i%7 == 0 {
+			fields = append(fields, "extra", strconv.Itoa(i))
+		}
+		cmds = append(cmds, fields)
+	}
+	return append(cmds,
+		[]string{"XDEL", "bigst", "3-0", "15-0", "16-0", "50-0"},
+		[]string{"XTRIM", "bigst", "MINID", "5-0"},
+		[]string{"XGROUP", "CREATE", "bigst", "grp", "0"},
+		[]string{"XREADGROUP", "GROUP", "grp", "c1", "COUNT", "30", "STREAMS", "bigst", ">"},
+		[]string{"XACK", "bigst", "grp", "6-0", "8-0"},
+		[]string{"CONFIG", "SET", "stream-node-max-entries", "100"},
+	)
 }
 
 // rdbServerPair is one server of each kind, each in its own directory.
@@ -115,6 +155,8 @@ func rdbKeyDump(t *testing.T, s *rdbServer) []string {
 				val = sortedFlat(s.do(t, "HGETALL", k), 2)
 			case "zset":
 				val = flat(s.do(t, "ZRANGE", k, "0", "-1", "WITHSCORES"))
+			case "stream":
+				val = fmtNode(s.do(t, "XINFO", "STREAM", k, "FULL"))
 			}
 			ttl := s.do(t, "PTTL", k).Int
 			if ttl > 0 {

@@ -237,6 +237,10 @@ func watchRound(srv *leasedServer, wc writeCase, cmd []string) (roundResult, err
 	if err := expectOK(a, "WATCH", key); err != nil {
 		return roundResult{}, err
 	}
+	cmd, err = expandWriteArgs(cmd)
+	if err != nil {
+		return roundResult{}, err
+	}
 	reply, err := b.Do(cmd...)
 	if err != nil {
 		return roundResult{}, err
