@@ -142,6 +142,12 @@ func newServer(cfg Config, prepare func(s *Server)) (*Server, error) {
 // background (Port 0 picks a free port; see Addr).
 func Start(cfg Config) (*Server, error) { return start(cfg, nil) }
 
+// StartWith is Start with a setup step that runs once the server exists and
+// before it loads its data (the AOF or dump.rdb) or serves anyone: an
+// embedding test package sets the clock there, so keys loaded again after a
+// restart see the clock the test had moved.
+func StartWith(cfg Config, setup func(s *Server)) (*Server, error) { return start(cfg, setup) }
+
 // start is Start with newServer's prepare.
 func start(cfg Config, prepare func(s *Server)) (*Server, error) {
 	s, err := newServer(cfg, prepare)
