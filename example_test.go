@@ -60,3 +60,32 @@ func Example() {
 	// false
 	// db0 "jobs" list ["a" "b"]
 }
+
+// A fault makes the next two GETs of "user:*" keys fail as a loading
+// server would; the third gets the value.
+func ExampleServer_AddFault() {
+	t := &exampleT{}
+	defer t.done()
+
+	s := miniwatchd.Run(t)
+	s.Set("user:1", "alice")
+	id := s.AddFault(miniwatchd.Fault{
+		Command: "get",
+		Key:     "user:*",
+		Times:   2,
+		Action:  miniwatchd.ErrorReply("LOADING Redis is loading the dataset in memory"),
+	})
+	rdb := redis.NewClient(&redis.Options{Addr: s.Addr(), MaxRetries: -1})
+	defer rdb.Close()
+	ctx := context.Background()
+	for range 3 {
+		v, err := rdb.Get(ctx, "user:1").Result()
+		fmt.Println(v, err)
+	}
+	fmt.Println(s.Faults()[0].Fired, id)
+	// Output:
+	//  LOADING Redis is loading the dataset in memory
+	//  LOADING Redis is loading the dataset in memory
+	// alice <nil>
+	// 2 1
+}

@@ -46,6 +46,7 @@ type client struct {
 	denyBlocking   bool // engine: blocking commands act as their non-blocking form
 	replay         bool // replays the AOF (Redis's CLIENT_ID_AOF, mustObeyClient)
 	local          bool // a LocalClient (local.go): no connection, never faulted
+	faultHold      bool // engine: a fault DELAY holds its reply; no command runs meanwhile (fault.go)
 	closeAfterRply bool // engine: close once the pending replies are written
 	killed         atomic.Bool
 	noEvict        bool // engine: CLIENT NO-EVICT

@@ -64,6 +64,7 @@ type Server struct {
 	hooks        hooks         // filled once by wire (wiring.go); read-only after New but for test seams
 	ops          opsState      // mu: MONITOR, SLOWLOG, LATENCY, CLIENT PAUSE (ops.go)
 	rdb          rdbState      // mu: RDB snapshots (rdb_save.go)
+	faults       faultState    // mu: injected faults (fault.go)
 	// cmdStart is when the next top-level command starts (wall clock): set
 	// by the connection loop at the start of a batch and advanced by each
 	// command to its end, so the clock is read once per command (mu).
