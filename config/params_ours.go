@@ -17,6 +17,10 @@ var ourParams = []paramDef{
 		typed(boolField(func(c *Config) *bool { return &c.WatchAbortEvents })),
 	intParam("watch-hotkeys-size", "", fHide, 0, 1<<20, 128).
 		typed(intField(func(c *Config) *int { return &c.WatchHotKeysSize })),
+	// load names a fixture: a file of redis-cli-style command lines run at
+	// start, after the AOF or dump.rdb is loaded (server/fixture.go).
+	stringParam("load", "", fImm|fHide, "").
+		typed(stringField(func(c *Config) *string { return &c.LoadFixture })),
 }
 
 // IsOurParam reports whether name is one of miniwatchd's own parameters

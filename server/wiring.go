@@ -179,8 +179,9 @@ func (s *Server) wire() {
 	)
 	// loadDataFromDisk.
 	h.load = append(h.load,
-		(*Server).openAOFOnStartLocked, // aof.go (loadAppendOnlyFiles)
-		(*Server).loadRDBOnStartLocked, // rdb_load.go (rdbLoad, when the AOF is off)
+		(*Server).openAOFOnStartLocked,     // aof.go (loadAppendOnlyFiles)
+		(*Server).loadRDBOnStartLocked,     // rdb_load.go (rdbLoad, when the AOF is off)
+		(*Server).loadFixtureOnStartLocked, // fixture.go: the load parameter (ours, --load FILE)
 	)
 
 	// Around each client command: injected faults (not Redis's; nothing
