@@ -145,7 +145,8 @@ func TestCheckMessages(t *testing.T) {
 		s.CheckGet(r, "missing", "w"),
 		s.CheckList(r, "l", "b", "a"),
 		s.CheckSet(r, "s", "a", "b"),
-		s.CheckTTL(r, "k", time.Second),
+		s.CheckTTL(r, "k", 5*time.Second),
+		s.CheckTTL(r, "t", 9*time.Second),
 		s.CheckKeys(r, "k"),
 		s.CheckGet(r, "k", "v"),
 	}
@@ -154,13 +155,14 @@ func TestCheckMessages(t *testing.T) {
 		`GET "missing": miniwatchd: key not found, want "w"`,
 		`list "l" = ["a" "b"], want ["b" "a"]`,
 		`set "s" = ["a"], want ["a" "b"]`,
-		`TTL "k" = 0s, want 1s`,
+		`TTL "k" = 0s, want 5s`,
+		`TTL "t" = 10s, want 9s`,
 		`keys = ["k" "l" "s" "t"], want ["k"]`,
 	}
 	if !slices.Equal(r.msgs, want) {
 		t.Errorf("messages:\n%s\nwant:\n%s", strings.Join(r.msgs, "\n"), strings.Join(want, "\n"))
 	}
-	if !slices.Equal(ok, []bool{false, false, false, false, false, false, true}) {
+	if !slices.Equal(ok, []bool{false, false, false, false, false, false, false, true}) {
 		t.Errorf("results %v", ok)
 	}
 	s.CheckTTL(t, "t", 10*time.Second)
@@ -180,7 +182,7 @@ func TestFastForwardExpires(t *testing.T) {
 	rdb.Set(ctx, "session", "x", time.Hour)
 	s.FastForward(59 * time.Minute)
 	s.CheckTTL(t, "session", time.Minute)
-	s.FastForward(time.Minute)
+	s.FastForward(time.Minute + time.Millisecond) // expired once past its deadline
 	select {
 	case m := <-sub.Channel():
 		if m.Payload != "session" {
