@@ -126,7 +126,7 @@ func (s *Server) mustDo(args ...string) any {
 //	db0 "queue" list ["a" "b"] ttl=10s
 func (s *Server) Dump() string {
 	s.t.Helper()
-	srv := s.Server()
+	srv := s.Engine()
 	c := srv.NewLocalClient("miniwatchd-dump")
 	defer c.Close()
 	d := &Server{t: s.t, local: c}

@@ -16,6 +16,7 @@ var ErrKeyNotFound = errors.New("miniwatchd: key not found")
 // Operation against a key holding the wrong kind of value").
 type ReplyError string
 
+// Error returns the reply's text.
 func (e ReplyError) Error() string { return string(e) }
 
 // Do runs any command on the database chosen by Select and returns its

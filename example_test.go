@@ -73,7 +73,7 @@ func ExampleServer_AddFault() {
 		Command: "get",
 		Key:     "user:*",
 		Times:   2,
-		Action:  miniwatchd.ErrorReply("LOADING Redis is loading the dataset in memory"),
+		Action:  miniwatchd.Reject("LOADING Redis is loading the dataset in memory"),
 	})
 	rdb := redis.NewClient(&redis.Options{Addr: s.Addr(), MaxRetries: -1})
 	defer rdb.Close()

@@ -83,7 +83,7 @@ func TestGoRedisRetriesInjectedErrors(t *testing.T) {
 	rdb := redis.NewClient(&redis.Options{Addr: s.Addr(), MaxRetries: 3, MinRetryBackoff: -1, MaxRetryBackoff: -1})
 	defer rdb.Close()
 
-	s.AddFault(miniwatchd.Fault{Command: "get", Times: 2, Action: miniwatchd.ErrorReply("LOADING Redis is loading the dataset in memory")})
+	s.AddFault(miniwatchd.Fault{Command: "get", Times: 2, Action: miniwatchd.Reject("LOADING Redis is loading the dataset in memory")})
 	if v, err := rdb.Get(ctx, "k").Result(); err != nil || v != "v" {
 		t.Fatalf("GET with 2 LOADING replies: %q %v", v, err)
 	}
@@ -93,7 +93,7 @@ func TestGoRedisRetriesInjectedErrors(t *testing.T) {
 	s.ClearFaults()
 
 	// More failures than retries: the error reaches the caller.
-	s.AddFault(miniwatchd.Fault{Command: "set", Action: miniwatchd.ErrorReply("TRYAGAIN Multiple keys request during rehashing of slot")})
+	s.AddFault(miniwatchd.Fault{Command: "set", Action: miniwatchd.Reject("TRYAGAIN Multiple keys request during rehashing of slot")})
 	err := rdb.Set(ctx, "k", "w", 0).Err()
 	if err == nil || err.Error() != "TRYAGAIN Multiple keys request during rehashing of slot" {
 		t.Fatalf("SET: %v", err)

@@ -165,9 +165,9 @@ func (s *Server) Port() int {
 	return s.port
 }
 
-// Server returns the running engine, for what this package does not wrap
-// (its Clock, DialPipe, faults). It changes with Restart.
-func (s *Server) Server() *server.Server {
+// Engine returns the running server.Server, for what this package does not
+// wrap (its Clock, to freeze time; DialPipe). It changes with Restart.
+func (s *Server) Engine() *server.Server {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.srv
@@ -217,7 +217,7 @@ func (s *Server) Restart() {
 // too. Use it with a client library's dialer option to test without ports.
 func (s *Server) Dial() net.Conn {
 	s.t.Helper()
-	srv := s.Server()
+	srv := s.Engine()
 	conn, err := srv.DialPipe()
 	if err != nil {
 		s.t.Fatalf("miniwatchd: Dial: %v", err)

@@ -136,9 +136,9 @@ func TestCheckMessages(t *testing.T) {
 	s.Set("k", "v")
 	s.RPush("l", "a", "b")
 	s.SAdd("s", "a")
+	s.Engine().Clock().Freeze()
 	s.Set("t", "v")
 	s.SetTTL("t", 10*time.Second)
-	s.Server().Clock().Freeze()
 	r := &recorder{TB: t}
 	ok := []bool{
 		s.CheckGet(r, "k", "w"),
@@ -216,13 +216,13 @@ func TestRestartKeepsData(t *testing.T) {
 			rdb.Set(ctx, "a", "1", 0)
 			rdb.RPush(ctx, "l", "x", "y")
 			rdb.Set(ctx, "ttl", "v", time.Hour)
-			s.Server().Clock().Freeze()
+			s.Engine().Clock().Freeze()
 			s.FastForward(30 * time.Minute)
 			s.Restart()
 			if s.Port() != port {
 				t.Fatalf("port %d after Restart, was %d", s.Port(), port)
 			}
-			if !s.Server().Clock().Frozen() {
+			if !s.Engine().Clock().Frozen() {
 				t.Fatal("clock not frozen after Restart")
 			}
 			s.CheckGet(t, "a", "1")
@@ -284,7 +284,7 @@ func TestDialAndAuth(t *testing.T) {
 
 func TestDump(t *testing.T) {
 	s := miniwatchd.Run(t)
-	s.Server().Clock().Freeze()
+	s.Engine().Clock().Freeze()
 	s.Set("greeting", "hello")
 	s.RPush("queue", "a", "b")
 	s.SetTTL("queue", 10*time.Second)
