@@ -193,3 +193,11 @@ func (s *Server) dumpValue(key string) string {
 	}
 	return fmt.Sprintf("%q", v)
 }
+
+// LoadFixture runs a fixture file, redis-cli-style command lines (DEBUG
+// LOAD-FIXTURE; the binary's --load FILE), and returns how many commands
+// ran. The first error reply stops it and is returned with its line.
+func (s *Server) LoadFixture(file string) (int, error) {
+	s.t.Helper()
+	return integer(s.Do("DEBUG", "LOAD-FIXTURE", file))
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -301,4 +302,29 @@ func TestDump(t *testing.T) {
 		t.Fatalf("Dump:\n%s\nwant:\n%s", got, want)
 	}
 	s.CheckKeys(t, "greeting", "h", "queue") // Dump left Select alone
+}
+
+func TestLoadFixture(t *testing.T) {
+	s := miniwatchd.Run(t)
+	path := t.TempDir() + "/data.txt"
+	if err := os.WriteFile(path, []byte("SET greeting \"hello world\"\n2 RPUSH jobs a\nHSET h f v\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.LoadFixture(path); n != 4 || err != nil {
+		t.Fatalf("LoadFixture: %d %v", n, err)
+	}
+	s.CheckGet(t, "greeting", "hello world")
+	s.CheckList(t, "jobs", "a", "a")
+	os.WriteFile(path, []byte("SET a 1\nLPUSH a x\n"), 0o644)
+	if _, err := s.LoadFixture(path); err == nil || !strings.Contains(err.Error(), "line 2: WRONGTYPE") {
+		t.Fatalf("failing fixture: %v", err)
+	}
+	// At start, as --load does: the load parameter.
+	os.WriteFile(path, []byte("SELECT 1\nSET started yes\n"), 0o644)
+	s2 := miniwatchd.Run(t, miniwatchd.Config("load", path), miniwatchd.Databases(2))
+	s2.Select(1)
+	s2.CheckGet(t, "started", "yes")
+	if err := s2.Select(2); err == nil {
+		t.Fatal("SELECT 2 with Databases(2)")
+	}
 }

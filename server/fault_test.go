@@ -287,3 +287,68 @@ func TestFaultSparesLocalClients(t *testing.T) {
 		t.Fatal("AddFault without an action")
 	}
 }
+
+// TestFaultsLeaveOtherCommandsAlone: with faults installed that match none
+// of a script's calls (other commands, keys, clients, databases, spent
+// ones), every reply byte equals the reply of a server without faults.
+func TestFaultsLeaveOtherCommandsAlone(t *testing.T) {
+	script := [][]string{
+		{"SET", "k", "v"}, {"GET", "k"}, {"INCR", "n"}, {"RPUSH", "l", "a", "b"}, {"LRANGE", "l", "0", "-1"},
+		{"WATCH", "k"}, {"MULTI"}, {"SET", "k", "w"}, {"GET", "k"}, {"EXEC"},
+		{"HSET", "h", "f", "v"}, {"HGETALL", "h"}, {"GET", "nosuch"}, {"LPUSH", "k", "x"},
+		{"XADD", "s", "1-1", "f", "v"}, {"XRANGE", "s", "-", "+"}, {"DEL", "k", "l"}, {"PING"},
+		{"MULTI"}, {"INCR", "n"}, {"EXEC"}, {"SELECT", "0"}, {"DBSIZE"},
+	}
+	run := func(faults [][]string) []string {
+		s := startTestServer(t)
+		ctl := dialTest(t, s)
+		for _, f := range faults {
+			if r := ctl.do(append([]string{"DEBUG", "FAULT", "ADD"}, f...)...); r[0] != ':' {
+				t.Fatalf("ADD %q: %q", f, r)
+			}
+		}
+		c := dialTest(t, s)
+		var out []string
+		for _, cmd := range script {
+			out = append(out, c.do(cmd...))
+		}
+		return out
+	}
+	want := run(nil)
+	got := run([][]string{
+		{"CMD", "get", "KEY", "other:*", "ERROR", "ERR injected"},
+		{"CMD", "sadd", "CLOSE-BEFORE"},
+		{"CLIENT", "someone-else", "DROP-REPLY"},
+		{"DB", "5", "ERROR", "ERR injected"},
+		{"CMD", "exec", "KEY", "unwatched", "ABORT-EXEC"},
+		{"CMD", "incr", "NTH", "1000", "RUN-AFTER", "SET", "n", "0"},
+		{"CMD", "ping", "PROB", "0.000001", "SEED", "3", "DELAY", "1000"},
+	})
+	for i := range want {
+		if want[i] != got[i] {
+			t.Errorf("%q: %q with faults, %q without", script[i], got[i], want[i])
+		}
+	}
+}
+
+func FuzzParseFault(f *testing.F) {
+	f.Add("CMD get KEY user:* TIMES 2 ERROR x")
+	f.Add("PROB 0.5 SEED 7 EVERY 3 RUN-AFTER SET k v")
+	f.Add("DB 1 NTH 2 DELAY 10")
+	f.Fuzz(func(t *testing.T, line string) {
+		var args [][]byte
+		for _, w := range strings.Fields(line) {
+			args = append(args, []byte(w))
+		}
+		ft, err := parseFault(args)
+		if err != "" {
+			return
+		}
+		if ft.Action.kind == faultNone {
+			t.Fatalf("%q parsed without an action", line)
+		}
+		if ft.validate() == nil {
+			_ = ft.spec()
+		}
+	})
+}
