@@ -99,6 +99,9 @@ type Config struct {
 
 	LogLevel string // debug, verbose, notice or warning
 	LogFile  string // "" = standard output
+	// LoadFixture is a file of redis-cli-style command lines run once the
+	// data is loaded, before the first client (load, ours: --load FILE).
+	LoadFixture string
 	// Daemonize is accepted for compatibility with redis.conf files, but
 	// miniwatchd never forks into the background.
 	Daemonize bool

@@ -21,6 +21,10 @@ var ourParams = []paramDef{
 	// and the N-1 ports after it, the slots split evenly (cluster mode on
 	// each; see server.EmulatedClusterConfigs). 0 runs one server.
 	intParam("cluster-emulate", "", fHide|fImm, 0, 1000, 0).acted(),
+	// load names a fixture: a file of redis-cli-style command lines run at
+	// start, after the AOF or dump.rdb is loaded (server/fixture.go).
+	stringParam("load", "", fImm|fHide, "").
+		typed(stringField(func(c *Config) *string { return &c.LoadFixture })),
 }
 
 // IsOurParam reports whether name is one of miniwatchd's own parameters

@@ -45,6 +45,8 @@ type client struct {
 	inExec         bool // engine: running the commands queued in MULTI
 	denyBlocking   bool // engine: blocking commands act as their non-blocking form
 	replay         bool // replays the AOF (Redis's CLIENT_ID_AOF, mustObeyClient)
+	local          bool // a LocalClient (local.go): no connection, never faulted
+	faultHold      bool // engine: a fault DELAY holds its reply; no command runs meanwhile (fault.go)
 	closeAfterRply bool // engine: close once the pending replies are written
 	killed         atomic.Bool
 	noEvict        bool // engine: CLIENT NO-EVICT

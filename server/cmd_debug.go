@@ -26,6 +26,8 @@ import (
 //	DEBUG CLOCK SET <unix-ms>
 //	DEBUG CLOCK ADVANCE <ms>        (negative to go back)
 //	DEBUG ACTIVE-EXPIRE-CYCLE       run one full active expiry cycle now
+//	DEBUG FAULT ADD|LIST|DEL|CLEAR  injected faults (fault_cmd.go)
+//	DEBUG LOAD-FIXTURE <file>       run a file of redis-cli-style command lines (fixture.go)
 
 var debugCommands = []commandDef{{"debug", cmdDebug}}
 
@@ -63,6 +65,13 @@ var debugHelp = []string{
 	"    Stop the server for <seconds>. Decimals allowed.",
 	"WATCH WHY|HOTKEYS [COUNT <n>]|RESET",
 	"    Explain this client's aborted EXEC, list or reset the hot watched keys (miniwatchd).",
+	"FAULT ADD [CMD <name>] [KEY <pattern>] [CLIENT <pattern>] [DB <n>] [NTH <n>] [EVERY <n>] [PROB <p> [SEED <s>]] [TIMES <n>] <action>",
+	"    Inject a fault into matching commands; <action> is ERROR <text>, DELAY <ms>, CLOSE-BEFORE, CLOSE-AFTER,",
+	"    TRUNCATE <bytes>, DROP-REPLY, ABORT-EXEC, RUN-BEFORE <command...> or RUN-AFTER <command...> (miniwatchd).",
+	"FAULT LIST|DEL <id> [<id> ...]|CLEAR",
+	"    List, remove or remove all injected faults (miniwatchd).",
+	"LOAD-FIXTURE <file>",
+	"    Run the redis-cli-style command lines of <file>; reply how many ran (miniwatchd).",
 	"HELP",
 	"    Print this help.",
 }
@@ -123,6 +132,10 @@ func cmdDebug(c *client, args [][]byte) {
 		debugWatch(c, args)
 	case sub == "reload": // debug_reload.go
 		debugReload(c, args)
+	case sub == "fault": // fault_cmd.go: ADD, LIST, DEL, CLEAR
+		debugFault(c, args)
+	case sub == "load-fixture" && len(args) == 3: // fixture.go
+		debugLoadFixture(c, args)
 	case sub == "active-expire-cycle" && len(args) == 2:
 		c.w.Int(int64(expire.SweepLocked(s.ks, s.clock.UnixMilli)))
 	default:

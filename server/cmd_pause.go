@@ -252,6 +252,14 @@ func cmdClientReply(c *client, args [][]byte) {
 // the previous command ends and a SKIP just given applies to the next one
 // (resetClient).
 func (s *Server) runCommandLocked(c *client, args [][]byte) bool {
+	if h := s.hooks.intercept; h != nil {
+		return h(s, c, args, s.runCommandPlainLocked)
+	}
+	return s.runCommandPlainLocked(c, args)
+}
+
+// runCommandPlainLocked is runCommandLocked past the intercept hook.
+func (s *Server) runCommandPlainLocked(c *client, args [][]byte) bool {
 	if !c.ops.replyOff && !c.ops.replySkip {
 		ok := s.processCommand(c, args)
 		if c.ops.skipNext {

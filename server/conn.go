@@ -119,7 +119,7 @@ func (s *Server) processLocked(c *client) {
 	// Redis trims the query buffer after the batch, so while its commands
 	// run (CLIENT LIST / INFO of this client) qbuf= counts all of it.
 	c.qbuf.Store(int64(c.parser.Buffered()))
-	for !c.closeAfterRply && !c.killed.Load() && c.blocked == nil {
+	for !c.closeAfterRply && !c.killed.Load() && c.blocked == nil && !c.faultHold {
 		c.parser.Unauthenticated = !c.authenticated
 		args, ok, err := c.parser.Next()
 		if err != nil {

@@ -17,6 +17,9 @@
 //     Linux) waits for ready sockets, reads them (readQueryFromClient) and runs
 //     every complete command of a client's buffer (conn.go processLocked:
 //     processInputBuffer), all under the engine lock, taken once per round.
+//     Each command passes hooks.intercept on its way to processCommand
+//     (runCommandLocked: injected faults, fault.go; a no-op without any).
+//     LocalClient (local.go) enters at the same point without a socket.
 //   - Dispatch: processCommand (dispatch.go) runs hooks.beforeCommand
 //     (client-side caching notes the current client), looks the command up in the
 //     table (table.go), checks arity, DEBUG's protection, authentication,

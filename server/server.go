@@ -66,6 +66,7 @@ type Server struct {
 	rdb          rdbState      // mu: RDB snapshots (rdb_save.go)
 	cluster      clusterMode   // mu, but for on (set in New): cluster mode (cluster.go)
 	migrate      migrateCache  // mu: MIGRATE's cached connections (cmd_migrate.go)
+	faults       faultState    // mu: injected faults (fault.go)
 	// cmdStart is when the next top-level command starts (wall clock): set
 	// by the connection loop at the start of a batch and advanced by each
 	// command to its end, so the clock is read once per command (mu).
@@ -143,6 +144,12 @@ func newServer(cfg Config, prepare func(s *Server)) (*Server, error) {
 // Start creates a server for cfg and serves it on its Bind/Port in the
 // background (Port 0 picks a free port; see Addr).
 func Start(cfg Config) (*Server, error) { return start(cfg, nil) }
+
+// StartWith is Start with a setup step that runs once the server exists and
+// before it loads its data (the AOF or dump.rdb) or serves anyone: an
+// embedding test package sets the clock there, so keys loaded again after a
+// restart see the clock the test had moved.
+func StartWith(cfg Config, setup func(s *Server)) (*Server, error) { return start(cfg, setup) }
 
 // start is Start with newServer's prepare.
 func start(cfg Config, prepare func(s *Server)) (*Server, error) {

@@ -82,6 +82,11 @@ type hooks struct {
 	start []func(s *Server)       // New: configuration hooks, initial state
 	load  []func(s *Server) error // New, after start: load persisted data; an error fails New
 
+	// Every command a client sent, around its processCommand
+	// (runCommandLocked, cmd_pause.go): run(c, args) processes it; the
+	// interceptor may run it, change what it replies, or not run it.
+	intercept func(s *Server, c *client, args [][]byte, run func(*client, [][]byte) bool) bool
+
 	// processCommand (dispatch.go), in its order.
 	beforeCommand []func(s *Server, c *client, args [][]byte)               // before the lookup
 	preCall       []func(s *Server, c *client, cmd *command) protocol.Error // checkBeforeCallLocked
@@ -176,11 +181,16 @@ func (s *Server) wire() {
 	)
 	// loadDataFromDisk.
 	h.load = append(h.load,
-		(*Server).clusterInitLocked,       // cluster.go: the slot index and nodes.conf (clusterInit)
-		(*Server).openAOFOnStartLocked,    // aof.go (loadAppendOnlyFiles)
-		(*Server).loadRDBOnStartLocked,    // rdb_load.go (rdbLoad, when the AOF is off)
-		(*Server).clusterVerifyDataLocked, // cluster.go: verifyClusterConfigWithData
+		(*Server).clusterInitLocked,        // cluster.go: the slot index and nodes.conf (clusterInit)
+		(*Server).openAOFOnStartLocked,     // aof.go (loadAppendOnlyFiles)
+		(*Server).loadRDBOnStartLocked,     // rdb_load.go (rdbLoad, when the AOF is off)
+		(*Server).clusterVerifyDataLocked,  // cluster.go: verifyClusterConfigWithData
+		(*Server).loadFixtureOnStartLocked, // fixture.go: the load parameter (ours, --load FILE)
 	)
+
+	// Around each client command: injected faults (not Redis's; nothing
+	// is changed while no fault is installed).
+	h.intercept = (*Server).faultInterceptLocked // fault.go
 
 	// processCommand, before the lookup: server.current_client and the
 	// one-command life of CLIENT CACHING (Redis resetClient / call).
@@ -307,7 +317,8 @@ func (s *Server) wire() {
 		"stats":       {infoPubSubStats},   // pubsub_hooks.go: pubsub_*, tracking_*
 	}
 	h.infoOwn = []infoOwnSection{
-		{"watch", infoWatch}, // watch_obs.go
+		{"watch", infoWatch},   // watch_obs.go
+		{"faults", infoFaults}, // fault.go
 	}
 
 	// serveClientsBlockedOnKey.

@@ -1,0 +1,91 @@
+package miniwatchd_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/miniwatchd/miniwatchd"
+	"github.com/redis/go-redis/v9"
+)
+
+// exampleT stands in for the *testing.T a test function gets: examples
+// have none. It runs the cleanups at the end of the example.
+type exampleT struct {
+	testing.TB
+	cleanups []func()
+	dirs     []string
+}
+
+func (t *exampleT) Helper()                   {}
+func (t *exampleT) Cleanup(f func())          { t.cleanups = append(t.cleanups, f) }
+func (t *exampleT) Errorf(f string, a ...any) { fmt.Printf("error: "+f+"\n", a...) }
+func (t *exampleT) Fatalf(f string, a ...any) { panic(fmt.Sprintf(f, a...)) }
+func (t *exampleT) TempDir() string {
+	d, _ := os.MkdirTemp("", "ex")
+	t.dirs = append(t.dirs, d)
+	return d
+}
+func (t *exampleT) done() {
+	for i := len(t.cleanups) - 1; i >= 0; i-- {
+		t.cleanups[i]()
+	}
+	for _, d := range t.dirs {
+		os.RemoveAll(d)
+	}
+}
+
+// A test starts a server, points the code under test at Addr, and checks
+// the state it left.
+func Example() {
+	t := &exampleT{}
+	defer t.done()
+
+	s := miniwatchd.Run(t)
+	rdb := redis.NewClient(&redis.Options{Addr: s.Addr()})
+	defer rdb.Close()
+	ctx := context.Background()
+
+	rdb.Set(ctx, "session:1", "alice", 30*time.Minute) // the code under test
+	rdb.RPush(ctx, "jobs", "a", "b")
+
+	s.CheckGet(t, "session:1", "alice")
+	s.CheckList(t, "jobs", "a", "b")
+	s.FastForward(31 * time.Minute)
+	fmt.Println(s.Exists("session:1"))
+	fmt.Print(s.Dump())
+	// Output:
+	// false
+	// db0 "jobs" list ["a" "b"]
+}
+
+// A fault makes the next two GETs of "user:*" keys fail as a loading
+// server would; the third gets the value.
+func ExampleServer_AddFault() {
+	t := &exampleT{}
+	defer t.done()
+
+	s := miniwatchd.Run(t)
+	s.Set("user:1", "alice")
+	id := s.AddFault(miniwatchd.Fault{
+		Command: "get",
+		Key:     "user:*",
+		Times:   2,
+		Action:  miniwatchd.Reject("LOADING Redis is loading the dataset in memory"),
+	})
+	rdb := redis.NewClient(&redis.Options{Addr: s.Addr(), MaxRetries: -1})
+	defer rdb.Close()
+	ctx := context.Background()
+	for range 3 {
+		v, err := rdb.Get(ctx, "user:1").Result()
+		fmt.Println(v, err)
+	}
+	fmt.Println(s.Faults()[0].Fired, id)
+	// Output:
+	//  LOADING Redis is loading the dataset in memory
+	//  LOADING Redis is loading the dataset in memory
+	// alice <nil>
+	// 2 1
+}
