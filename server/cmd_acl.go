@@ -1,9 +1,9 @@
 package server
 
 import (
-	"slices"
 	"crypto/rand"
 	"encoding/hex"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
