@@ -149,7 +149,7 @@ func (u *aclUser) setLocked(s *Server, op string) string {
 		for _, r := range []string{"resetpass", "resetkeys", "resetchannels"} {
 			u.setLocked(s, r)
 		}
-		if v, _ := s.params.Value("acl-pubsub-default"); v == "allchannels" {
+		if s.aclPubsubDefaultAll() {
 			u.setLocked(s, "allchannels")
 		}
 		for _, r := range []string{"off", "sanitize-payload", "clearselectors", "-@all"} {

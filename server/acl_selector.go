@@ -38,10 +38,14 @@ type aclKeyPattern struct {
 // acl-pubsub-default gives.
 func (s *Server) newACLSelector() *aclSelector {
 	sel := &aclSelector{allowed: map[*cmdmeta.Command]bool{}}
-	if v, _ := s.params.Value("acl-pubsub-default"); v == "allchannels" {
-		sel.allChans = true
-	}
+	sel.allChans = s.aclPubsubDefaultAll()
 	return sel
+}
+
+// aclPubsubDefaultAll reports whether acl-pubsub-default is allchannels
+// (read from the configuration, so it works before the registry exists).
+func (s *Server) aclPubsubDefaultAll() bool {
+	return s.cfg.Params["acl-pubsub-default"] == "allchannels"
 }
 
 // clone is ACLCopySelector.

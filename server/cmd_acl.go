@@ -12,9 +12,8 @@ import (
 	"github.com/miniwatchd/miniwatchd/protocol"
 )
 
-// The ACL command (Redis's aclCommand in acl.c). LOAD and SAVE (aclfile)
-// are not supported: they reply Redis's error for a server started without
-// an aclfile.
+// The ACL command (Redis's aclCommand in acl.c); LOAD and SAVE are in
+// acl_file.go.
 var aclCommands = []commandDef{
 	{"acl|setuser", cmdACLSetUser},
 	{"acl|getuser", cmdACLGetUser},
@@ -26,8 +25,8 @@ var aclCommands = []commandDef{
 	{"acl|genpass", cmdACLGenPass},
 	{"acl|log", cmdACLLog},
 	{"acl|dryrun", cmdACLDryRun},
-	{"acl|load", cmdACLNoFile},
-	{"acl|save", cmdACLNoFile},
+	{"acl|load", cmdACLLoad},
+	{"acl|save", cmdACLSave},
 	{"acl|help", cmdHelp},
 }
 
@@ -36,10 +35,6 @@ var aclCommands = []commandDef{
 func (s *Server) aclStartLocked() {
 	s.aclInitLocked()
 	s.params.onApply((*Server).aclApplyRequirePassLocked, "requirepass")
-}
-
-func cmdACLNoFile(c *client, args [][]byte) {
-	c.fail(protocol.Error("ERR This Redis instance is not configured to use an ACL file. You may want to specify users via the ACL SETUSER command and then issue a CONFIG REWRITE (assuming you have a Redis configuration file set) in order to store users in the Redis configuration."))
 }
 
 func cmdACLSetUser(c *client, args [][]byte) {
