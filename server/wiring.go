@@ -175,8 +175,8 @@ func (s *Server) wire() {
 	// loadDataFromDisk.
 	h.load = append(h.load,
 		(*Server).aclLoadUsersOnStartLocked, // acl_file.go: user directives, aclfile (ACLLoadUsersAtStartup)
-		(*Server).openAOFOnStartLocked, // aof.go (loadAppendOnlyFiles)
-		(*Server).loadRDBOnStartLocked, // rdb_load.go (rdbLoad, when the AOF is off)
+		(*Server).openAOFOnStartLocked,      // aof.go (loadAppendOnlyFiles)
+		(*Server).loadRDBOnStartLocked,      // rdb_load.go (rdbLoad, when the AOF is off)
 	)
 
 	// processCommand, before the lookup: server.current_client and the
