@@ -224,7 +224,7 @@ func cmdACLCat(c *client, args [][]byte) {
 		return
 	}
 	if len(args) > 3 {
-		c.fail(protocol.ErrWrongArity("acl|cat"))
+		c.fail(errSubcommandSyntax(args[1], "ACL"))
 		return
 	}
 	cat := strings.ToLower(string(args[2]))
@@ -254,7 +254,7 @@ func cmdACLGenPass(c *client, args [][]byte) {
 		}
 		bits = n
 	} else if len(args) > 3 {
-		c.fail(protocol.ErrWrongArity("acl|genpass"))
+		c.fail(errSubcommandSyntax(args[1], "ACL"))
 		return
 	}
 	if bits <= 0 || bits > 4096 {
@@ -349,7 +349,7 @@ func cmdACLLog(c *client, args [][]byte) {
 		}
 		count = n
 	} else if len(args) > 3 {
-		c.fail(protocol.ErrSyntax)
+		c.fail(errSubcommandSyntax(args[1], "ACL"))
 		return
 	}
 	if count < 0 {
