@@ -32,7 +32,11 @@ func TestDiffACLLogEntries(t *testing.T) {
 		b.Do("EVAL", "return redis.pcall('set','ww','v')", "0")
 		b.Do("EVAL", "return redis.pcall('get','k1')", "0")
 		b.Do("AUTH", "u", "wrong")
-		b.Do("AUTH", "nouser", "wrong")
+		b.Do("auth", "nouser", "wrong")
+		b.Do("HELLO", "2", "AUTH", "u", "bad")
+		b.Do("MULTI")
+		b.Do("AUTH", "u", "bad")
+		b.Do("EXEC")
 		b.Do("GET", "k1")
 		want, got := a.DoMode(cmpShape, "ACL", "LOG")
 		if len(want.Elems) != len(got.Elems) {
