@@ -78,7 +78,8 @@ func cmdACLSetUser(c *client, args [][]byte) {
 // aclKillPubsubClientsLocked is ACLKillPubsubClientsIfNeeded, run before
 // original takes the rules of updated: nothing happens when a selector of
 // updated allows every channel, or when every channel pattern original
-// listed is listed (literally) by updated. Otherwise each subscribed
+// listed is listed (literally) by updated, none of original's selectors
+// allowing every channel. Otherwise each subscribed
 // client of original with a channel, shard channel or pattern that the
 // union of updated's patterns does not allow is closed (current, the
 // client running ACL SETUSER, after its reply).
@@ -92,6 +93,9 @@ func (s *Server) aclKillPubsubClientsLocked(updated, original *aclUser, current 
 	}
 	superset := true
 	for _, sel := range original.allSelectors() {
+		if sel.allChans {
+			superset = false // checked above: no selector of updated has it
+		}
 		for _, ch := range sel.chans {
 			if !slices.Contains(upcoming, ch) {
 				superset = false
