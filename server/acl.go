@@ -214,7 +214,11 @@ func (u *aclUser) allSelectors() []*aclSelector {
 // highest reason and then the highest argument index.
 func (u *aclUser) checkCmd(cmd *command, args [][]byte) (int, int) {
 	relevant, lastIdx := aclDeniedCmd, 0
-	for _, sel := range u.allSelectors() {
+	for i := -1; i < len(u.selectors); i++ {
+		sel := &u.sel
+		if i >= 0 {
+			sel = u.selectors[i]
+		}
 		res, idx := sel.checkCmd(cmd, args)
 		if res == aclOK {
 			return aclOK, 0
