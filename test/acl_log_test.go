@@ -100,3 +100,28 @@ func stableClientInfo(s string) string {
 	}
 	return strings.Join(out, " ")
 }
+
+// TestDiffACLSlowlogRedaction: ACL SETUSER's rules are redacted in SLOWLOG
+// (aclCommand redacts every argument after the user name first, so failed
+// SETUSERs too), and ACL DRYRUN / GETUSER are logged as they are.
+func TestDiffACLSlowlogRedaction(t *testing.T) {
+	bothProtocols(t, func(t *testing.T, proto int) {
+		p := newDiffPairProto(t, proto)
+		p.taint()
+		a := p.Conn("A")
+		a.Do("CONFIG", "SET", "slowlog-log-slower-than", "0")
+		a.Do("SLOWLOG", "RESET")
+		a.Do("ACL", "SETUSER", "sl", "on", ">secret", "~*")
+		a.Do("ACL", "SETUSER", "sl", ">other", "bad")
+		a.Do("ACL", "SETUSER", "s l", ">x")
+		a.Do("ACL", "SETUSER", "sl")
+		a.Do("ACL", "DRYRUN", "sl", "get", "k")
+		a.Do("ACL", "GETUSER", "sl")
+		a.Do("ACL", "DELUSER", "sl")
+		want, got := a.DoMode(cmpIgnore, "SLOWLOG", "GET", "-1")
+		w, g := slowlogView(t, want), slowlogView(t, got)
+		if strings.Join(w, "\n") != strings.Join(g, "\n") {
+			t.Fatalf("SLOWLOG GET differs:\n--- redis-server:\n%s\n--- miniwatchd:\n%s", strings.Join(w, "\n"), strings.Join(g, "\n"))
+		}
+	})
+}
