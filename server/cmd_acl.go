@@ -281,6 +281,9 @@ func cmdACLDryRun(c *client, args [][]byte) {
 	cargs := args[3:]
 	cmd, _ := s.table.lookup(cargs)
 	if cmd == nil {
+		cmd = aclMetaCommand(cargs)
+	}
+	if cmd == nil {
 		c.fail(protocol.Error("ERR Command '" + string(cargs[0]) + "' not found"))
 		return
 	}
@@ -299,6 +302,27 @@ func cmdACLDryRun(c *client, args [][]byte) {
 	default:
 		c.w.BulkString("This user has no permissions to access the '" + string(cargs[pos]) + "' channel")
 	}
+}
+
+// aclMetaCommand stands for a Redis 7.0.15 command miniwatchd does not
+// implement (MIGRATE, CLUSTER ...), built from its metadata, so ACL DRYRUN
+// judges it as Redis's lookupCommand would find it; nil if Redis has no
+// such command either.
+func aclMetaCommand(args [][]byte) *command {
+	meta := cmdmeta.Lookup(strings.ToLower(string(args[0])))
+	if meta == nil || meta.Added {
+		return nil
+	}
+	if meta.Subcommands != nil && len(args) >= 2 {
+		if meta = meta.SubBytes(args[1]); meta == nil || meta.Added {
+			return nil
+		}
+	}
+	cmd := &command{name: meta.FullName, arity: meta.Arity, meta: meta}
+	if meta.HasFlag("no_auth") {
+		cmd.flags |= flagNoAuth
+	}
+	return cmd
 }
 
 // aclLogEntry is one ACL LOG entry (Redis's ACLLogEntry).
