@@ -110,8 +110,14 @@ func quoteRepr(s string) string { return string(protocol.AppendRepr(nil, s)) }
 // DefaultConfig as redis-server does: the config file, then standard input
 // if cl.Stdin, then the options, which win as they come last.
 func LoadConfig(cl CommandLine, stdin io.Reader) (Config, error) {
+	return LoadConfigFrom(cl, stdin, DefaultConfig())
+}
+
+// LoadConfigFrom is LoadConfig starting from base instead of the
+// defaults (the server sets base.CheckUser).
+func LoadConfigFrom(cl CommandLine, stdin io.Reader, base Config) (Config, error) {
 	if cl.NoArgs {
-		return DefaultConfig(), nil
+		return base, nil
 	}
 	var b strings.Builder
 	if cl.ConfigFile != "" {
@@ -130,5 +136,5 @@ func LoadConfig(cl CommandLine, stdin io.Reader) (Config, error) {
 	}
 	b.WriteByte('\n')
 	b.WriteString(cl.Options)
-	return ParseConfig(b.String(), DefaultConfig())
+	return ParseConfig(b.String(), base)
 }

@@ -106,6 +106,19 @@ type Config struct {
 	// miniwatchd never forks into the background.
 	Daemonize bool
 
+	// Users are the "user" directives, in order: each is the user name
+	// followed by its rules, selectors given over several words merged
+	// into one rule (Redis's UsersToLoad). The server creates them at
+	// start (ACLLoadUsersAtStartup).
+	Users [][]string
+	// CheckUser validates a "user" directive (argv[0] is "user") as
+	// Redis's ACLAppendUserForLoading does: it returns the rules with
+	// selectors merged, or the argument Redis names in "Error in user
+	// declaration '<arg>': <reason>". nil accepts every rule as given; the
+	// server package's LoadConfig and ParseConfig set it.
+	// It gets the configuration parsed so far (acl-pubsub-default counts).
+	CheckUser func(cfg *Config, argv []string) (merged []string, badArg, reason string)
+
 	// Params holds the CONFIG GET text of every parameter without a typed
 	// field whose value differs from its default, keyed by primary name.
 	// Treat it as read-only: the parser and the registry copy it before
@@ -201,5 +214,6 @@ func (c Config) Clone() Config {
 	c.Bind = slices.Clone(c.Bind)
 	c.Save = slices.Clone(c.Save)
 	c.Params = maps.Clone(c.Params)
+	c.Users = slices.Clone(c.Users)
 	return c
 }

@@ -69,9 +69,10 @@ var deprecatedDirectives = map[string]bool{
 // result; base itself is not changed. Every Redis 7.0.15 parameter is
 // accepted with Redis's syntax and checks (immutable ones included), as
 // are include (relative paths are taken from the dir set so far, globs
-// allowed) and the deprecated directives Redis ignores. rename-command,
-// user, loadmodule and module parameters are refused: miniwatchd has no
-// command renaming, ACL users or modules. Errors are *Error (or
+// allowed), "user" directives (kept in Users, checked by base.CheckUser)
+// and the deprecated directives Redis ignores. rename-command, loadmodule
+// and module parameters are refused: miniwatchd has no command renaming
+// or modules. Errors are *Error (or
 // *FileError for an include that cannot be read), as Redis reports
 // them; a log file that cannot be opened for appending is an error too.
 func ParseConfig(text string, base Config) (Config, error) {
@@ -178,7 +179,7 @@ func (p *configParser) directive(line string, depth int) (string, error) {
 	case name == "rename-command" && len(args) == 2:
 		return "rename-command is not supported by miniwatchd", nil
 	case name == "user" && len(args) >= 1:
-		return "ACL users are not supported by miniwatchd", nil
+		return p.user(argv), nil
 	case name == "loadmodule" && len(args) >= 1:
 		return "modules are not supported by miniwatchd", nil
 	case strings.IndexByte(name, '.') >= 0:
@@ -193,6 +194,31 @@ func (p *configParser) directive(line string, depth int) (string, error) {
 		return "", nil
 	}
 	return "Bad directive or wrong number of arguments", nil
+}
+
+// user records a "user" directive (loadServerConfigFromString's user
+// branch): a name given twice, then the rules CheckUser refuses, fail as
+// "Error in user declaration '<arg>': <reason>".
+func (p *configParser) user(argv [][]byte) string {
+	words := make([]string, len(argv))
+	for i, a := range argv {
+		words[i] = string(a)
+	}
+	for _, u := range p.cfg.Users {
+		if u[0] == words[1] {
+			return "Error in user declaration '" + words[1] + "': Duplicate user found. A user can only be defined once in config files"
+		}
+	}
+	rules := words[2:]
+	if p.cfg.CheckUser != nil {
+		merged, bad, reason := p.cfg.CheckUser(&p.cfg, words)
+		if reason != "" {
+			return "Error in user declaration '" + bad + "': " + reason
+		}
+		rules = merged
+	}
+	p.cfg.Users = append(p.cfg.Users, append([]string{words[1]}, rules...))
+	return ""
 }
 
 // readConfigFiles returns the text of the config file at path, or of every

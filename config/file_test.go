@@ -71,14 +71,17 @@ var configFileCases = []cfgFileCase{
 	{text: "maxmemory 1mb\x00\nfoo\n", get: []string{"maxmemory", "1048576"}},
 	// miniwatchd-only refusals (Redis accepts these).
 	{text: "rename-command FLUSHALL \"\"\n", err: &Error{1, "rename-command FLUSHALL \"\"", "rename-command is not supported by miniwatchd"}},
-	{text: "user alice on\n", err: &Error{1, "user alice on", "ACL users are not supported by miniwatchd"}},
+	// user directives: a name given twice is refused here; the rules are
+	// checked by the server's CheckUser (test/acl_file_test.go).
+	{text: "user alice on\nuser bob\n", get: []string{"port", "6379"}},
+	{text: "user alice on\nuser alice off\n", err: &Error{2, "user alice off", "Error in user declaration 'alice': Duplicate user found. A user can only be defined once in config files"}},
 }
 
 // redisUnsafe marks the file cases not to run with redis-server: the ones
 // Redis accepts but miniwatchd refuses, and daemonize (the test could not
 // stop the daemon).
 func redisUnsafe(tc cfgFileCase) bool {
-	return strings.HasPrefix(tc.text, "rename-command") || strings.HasPrefix(tc.text, "user ") ||
+	return strings.HasPrefix(tc.text, "rename-command") ||
 		strings.Contains(tc.text, "daemonize")
 }
 

@@ -57,7 +57,7 @@ var boolParams = []paramDef{
 // stringParams are the string configs ("" prints for a NULL value as for
 // an empty one).
 var stringParams = []paramDef{
-	stringParam("aclfile", "", fImm, ""),
+	stringParam("aclfile", "", fImm, "").acted(),
 	stringParam("unixsocket", "", fImm, "").acted(),
 	stringParam("pidfile", "", fImm, "").acted(),
 	stringParam("replica-announce-ip", "slave-announce-ip", 0, ""),
@@ -97,7 +97,7 @@ var enumParams = []paramDef{
 		typed(stringField(func(c *Config) *string { return &c.AppendFsync })),
 	{name: "oom-score-adj", kind: kindEnum, def: "no",
 		enum: []enumItem{{"no", 0}, {"yes", 1}, {"relative", 1}, {"absolute", 2}}},
-	{name: "acl-pubsub-default", kind: kindEnum, def: "resetchannels",
+	{name: "acl-pubsub-default", kind: kindEnum, def: "resetchannels", effect: true,
 		enum: []enumItem{{"allchannels", 1}, {"resetchannels", 0}}},
 	enumParam("sanitize-dump-payload", "", fDebug, "no", "no", "yes", "clients").acted(),
 	enumParam("enable-protected-configs", "", fImm, "no", "no", "yes", "local"),

@@ -57,7 +57,7 @@ var numericParams = []paramDef{
 	// Unsigned long configs (bounds checked as signed, as Redis does)
 	intParam("active-defrag-max-scan-fields", "", 0, 1, cLongMax, 1000),
 	intParam("slowlog-max-len", "", 0, 0, cLongMax, 128).acted(),
-	intParam("acllog-max-len", "", 0, 0, cLongMax, 128),
+	intParam("acllog-max-len", "", 0, 0, cLongMax, 128).acted(),
 
 	// Long long configs
 	intParam("busy-reply-threshold", "lua-time-limit", 0, 0, cLongMax, 5000).

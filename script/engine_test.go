@@ -34,7 +34,7 @@ func (h *fakeHost) Call(args [][]byte, proto int) ([]byte, string) {
 	return []byte("+OK\r\n"), ""
 }
 
-func (h *fakeHost) CommandExists(args [][]byte) bool { return string(args[0]) != "nosuch" }
+func (h *fakeHost) ACLCheckCmd(args [][]byte) (bool, bool) { return string(args[0]) != "nosuch", true }
 
 func (h *fakeHost) Interrupt() string {
 	if h.interrupt != nil {

@@ -11,9 +11,10 @@ type Host interface {
 	// running the command, either a bare message ("Unknown Redis command
 	// called from script") or a message with its own code ("-OOM ...").
 	Call(args [][]byte, proto int) (reply []byte, refusal string)
-	// CommandExists reports whether args name a command, for
-	// redis.acl_check_cmd.
-	CommandExists(args [][]byte) bool
+	// ACLCheckCmd is redis.acl_check_cmd: whether args name a command,
+	// and whether the user running the script may run it with these
+	// arguments (ACLCheckAllUserCommandPerm; nothing is logged).
+	ACLCheckCmd(args [][]byte) (exists, allowed bool)
 	// Interrupt is called every HookPeriod VM instructions while the script
 	// runs (Redis's luaMaskCountHook). It returns "" to let the script go on,
 	// or the message of the error that kills it.

@@ -205,18 +205,19 @@ func (vm *VM) redisSetRepl(L *lua.LState) int {
 	return 0
 }
 
-// redisACLCheckCmd is redis.acl_check_cmd(cmd, ...): the only user is the
-// default user, who may run everything.
+// redisACLCheckCmd is redis.acl_check_cmd(cmd, ...): whether the script's
+// user may run the command with these arguments.
 func (vm *VM) redisACLCheckCmd(L *lua.LState) int {
 	run := vm.runOrRaise(L, "redis.acl_check_cmd")
 	args, msg := vm.luaArgs(L)
 	if msg != "" {
 		raiseRedisError(L, msg)
 	}
-	if !run.Host.CommandExists(args) {
+	exists, allowed := run.Host.ACLCheckCmd(args)
+	if !exists {
 		raiseRedisError(L, "Invalid command passed to redis.acl_check_cmd()")
 	}
-	L.Push(lua.LTrue)
+	L.Push(lua.LBool(allowed))
 	return 1
 }
 

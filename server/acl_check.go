@@ -26,6 +26,24 @@ func (s *Server) aclCheckLocked(c *client, u *aclUser, cmd *command, args [][]by
 	}
 }
 
+// aclExecCheckLocked is EXEC's check of each queued command (execCommand):
+// the user's rules may have changed since the command was queued.
+func (s *Server) aclExecCheckLocked(c *client, u *aclUser, cmd *command, args [][]byte) protocol.Error {
+	res, pos := u.checkCmd(cmd, args)
+	if res == aclOK {
+		return ""
+	}
+	s.aclLogDenialLocked(c, u, res, "multi", cmd, args, pos)
+	reason := "no permission to execute the command or subcommand"
+	switch res {
+	case aclDeniedKey:
+		reason = "no permission to touch the specified keys"
+	case aclDeniedChannel:
+		reason = "no permission to access one of the channels used as arguments"
+	}
+	return protocol.Error("NOPERM ACLs rules changed between the moment the transaction was accumulated and the EXEC call. This command is no longer allowed for the following reason: " + reason)
+}
+
 // aclLogDenialLocked logs a denial: the object is the command's full
 // name, or the denied key or channel.
 func (s *Server) aclLogDenialLocked(c *client, u *aclUser, res int, ctx string, cmd *command, args [][]byte, pos int) {

@@ -3,6 +3,7 @@ package server
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -11,9 +12,8 @@ import (
 	"github.com/miniwatchd/miniwatchd/protocol"
 )
 
-// The ACL command (Redis's aclCommand in acl.c). LOAD and SAVE (aclfile)
-// are not supported: they reply Redis's error for a server started without
-// an aclfile.
+// The ACL command (Redis's aclCommand in acl.c); LOAD and SAVE are in
+// acl_file.go.
 var aclCommands = []commandDef{
 	{"acl|setuser", cmdACLSetUser},
 	{"acl|getuser", cmdACLGetUser},
@@ -25,8 +25,8 @@ var aclCommands = []commandDef{
 	{"acl|genpass", cmdACLGenPass},
 	{"acl|log", cmdACLLog},
 	{"acl|dryrun", cmdACLDryRun},
-	{"acl|load", cmdACLNoFile},
-	{"acl|save", cmdACLNoFile},
+	{"acl|load", cmdACLLoad},
+	{"acl|save", cmdACLSave},
 	{"acl|help", cmdHelp},
 }
 
@@ -37,83 +37,83 @@ func (s *Server) aclStartLocked() {
 	s.params.onApply((*Server).aclApplyRequirePassLocked, "requirepass")
 }
 
-func cmdACLNoFile(c *client, args [][]byte) {
-	c.fail(protocol.Error("ERR This Redis instance is not configured to use an ACL file. You may want to specify users via the ACL SETUSER command and then issue a CONFIG REWRITE (assuming you have a Redis configuration file set) in order to store users in the Redis configuration."))
-}
-
 func cmdACLSetUser(c *client, args [][]byte) {
 	s := c.srv
 	name := string(args[2])
-	if strings.ContainsAny(name, " \x00") {
+	if aclHasSpaces(name) {
 		c.fail(protocol.Error("ERR Usernames can't contain spaces or null characters"))
 		return
 	}
+	rules := make([]string, 0, len(args)-3)
+	for _, a := range args[3:] {
+		rules = append(rules, string(a))
+	}
+	merged, bad, ok := aclMergeSelectorArgs(rules)
+	if !ok {
+		c.fail(protocol.Error("ERR Unmatched parenthesis in acl selector starting at '" + rules[bad] + "'."))
+		return
+	}
 	// Rules apply to a copy, so a failing rule changes nothing (Redis
-	// applies them to a temporary user too).
+	// stages them on an unlinked user too).
 	old := s.acl.users[name]
-	u := &aclUser{name: name, sel: aclSelector{allowed: map[*cmdmeta.Command]bool{}}}
+	u := s.newUnlinkedACLUser(name)
 	if old != nil {
 		u.copyFrom(old)
-	} else if v, _ := s.params.Value("acl-pubsub-default"); v == "allchannels" {
-		u.sel.allChans = true
 	}
-	for _, a := range args[3:] {
-		if e := u.setLocked(s, string(a)); e != "" {
-			c.fail(protocol.Error("ERR Error in ACL SETUSER modifier '" + string(a) + "': " + e))
+	for _, r := range merged {
+		if e := u.setLocked(s, r); e != "" {
+			c.fail(protocol.Error("ERR Error in ACL SETUSER modifier '" + r + "': " + e))
 			return
 		}
 	}
-	u.refresh()
 	if old != nil {
+		s.aclKillPubsubClientsLocked(u, old, c)
 		old.copyFrom(u)
-		old.refresh()
-		s.aclKillPubsubClientsLocked(old, c)
 	} else {
 		s.acl.users[name] = u
 	}
 	c.w.OK()
 }
 
-// copyFrom makes u a deep copy of o (the name excepted).
-func (u *aclUser) copyFrom(o *aclUser) {
-	u.on, u.nopass, u.sanitize = o.on, o.nopass, o.sanitize
-	u.passwords = append([]string(nil), o.passwords...)
-	sel := o.sel
-	sel.allowed = make(map[*cmdmeta.Command]bool, len(o.sel.allowed))
-	for k, v := range o.sel.allowed {
-		sel.allowed[k] = v
+// aclKillPubsubClientsLocked is ACLKillPubsubClientsIfNeeded, run before
+// original takes the rules of updated: nothing happens when a selector of
+// updated allows every channel, or when every channel pattern original
+// listed is listed (literally) by updated, none of original's selectors
+// allowing every channel. Otherwise each subscribed
+// client of original with a channel, shard channel or pattern that the
+// union of updated's patterns does not allow is closed (current, the
+// client running ACL SETUSER, after its reply).
+func (s *Server) aclKillPubsubClientsLocked(updated, original *aclUser, current *client) {
+	var upcoming []string
+	for _, sel := range updated.allSelectors() {
+		if sel.allChans {
+			return
+		}
+		upcoming = append(upcoming, sel.chans...)
 	}
-	if o.sel.firstArgs != nil {
-		sel.firstArgs = map[*cmdmeta.Command][]string{}
-		for k, v := range o.sel.firstArgs {
-			sel.firstArgs[k] = append([]string(nil), v...)
+	superset := true
+	for _, sel := range original.allSelectors() {
+		if sel.allChans {
+			superset = false // checked above: no selector of updated has it
+		}
+		for _, ch := range sel.chans {
+			if !slices.Contains(upcoming, ch) {
+				superset = false
+			}
 		}
 	}
-	sel.rules = append([]string(nil), o.sel.rules...)
-	sel.keys = append([]aclKeyPattern(nil), o.sel.keys...)
-	sel.chans = append([]string(nil), o.sel.chans...)
-	u.sel = sel
-}
-
-// aclKillPubsubClientsLocked is ACLKillPubsubClientsIfNeeded: clients of u
-// subscribed to a channel or pattern u may no longer use are closed.
-func (s *Server) aclKillPubsubClientsLocked(u *aclUser, current *client) {
-	if u.sel.allChans {
+	if superset {
 		return
 	}
 	for _, cl := range s.clients {
-		if cl.user != u {
+		if cl.user != original {
 			continue
 		}
-		kill := false
 		for _, ch := range s.clientChannelsLocked(cl) {
-			if !u.sel.channelAllowed([]byte(ch.name), ch.pattern) {
-				kill = true
+			if !aclChannelInList(upcoming, []byte(ch.name), ch.pattern) {
+				s.killClientLocked(cl, current)
 				break
 			}
-		}
-		if kill {
-			s.killClientLocked(cl, current)
 		}
 	}
 }
@@ -137,14 +137,24 @@ func cmdACLGetUser(c *client, args [][]byte) {
 	for _, p := range u.passwords {
 		w.BulkString(p)
 	}
-	w.BulkString("commands")
-	w.BulkString(u.sel.describeCommands(c.srv))
-	w.BulkString("keys")
-	w.BulkString(u.sel.describeKeys())
-	w.BulkString("channels")
-	w.BulkString(u.sel.describeChannels())
+	writeACLSelector(c, &u.sel)
 	w.BulkString("selectors")
-	w.Array(0)
+	w.Array(len(u.selectors))
+	for _, sel := range u.selectors {
+		w.Map(3)
+		writeACLSelector(c, sel)
+	}
+}
+
+// writeACLSelector is aclAddReplySelectorDescription: three map entries.
+func writeACLSelector(c *client, sel *aclSelector) {
+	w := &c.w
+	w.BulkString("commands")
+	w.BulkString(sel.describeCommands(c.srv))
+	w.BulkString("keys")
+	w.BulkString(sel.describeKeys())
+	w.BulkString("channels")
+	w.BulkString(sel.describeChannels())
 }
 
 func cmdACLDelUser(c *client, args [][]byte) {
@@ -194,7 +204,7 @@ func cmdACLList(c *client, args [][]byte) {
 	users := c.srv.sortedUsersLocked()
 	c.w.Array(len(users))
 	for _, u := range users {
-		c.w.BulkString(u.describe(c.srv))
+		c.w.BulkString("user " + u.name + " " + u.describe(c.srv))
 	}
 }
 
@@ -218,7 +228,7 @@ func cmdACLCat(c *client, args [][]byte) {
 		return
 	}
 	if len(args) > 3 {
-		c.fail(protocol.ErrWrongArity("acl|cat"))
+		c.fail(errSubcommandSyntax(args[1], "ACL"))
 		return
 	}
 	cat := strings.ToLower(string(args[2]))
@@ -248,7 +258,7 @@ func cmdACLGenPass(c *client, args [][]byte) {
 		}
 		bits = n
 	} else if len(args) > 3 {
-		c.fail(protocol.ErrWrongArity("acl|genpass"))
+		c.fail(errSubcommandSyntax(args[1], "ACL"))
 		return
 	}
 	if bits <= 0 || bits > 4096 {
@@ -271,6 +281,9 @@ func cmdACLDryRun(c *client, args [][]byte) {
 	cargs := args[3:]
 	cmd, _ := s.table.lookup(cargs)
 	if cmd == nil {
+		cmd = aclMetaCommand(cargs)
+	}
+	if cmd == nil {
 		c.fail(protocol.Error("ERR Command '" + string(cargs[0]) + "' not found"))
 		return
 	}
@@ -289,6 +302,27 @@ func cmdACLDryRun(c *client, args [][]byte) {
 	default:
 		c.w.BulkString("This user has no permissions to access the '" + string(cargs[pos]) + "' channel")
 	}
+}
+
+// aclMetaCommand stands for a Redis 7.0.15 command miniwatchd does not
+// implement (MIGRATE, CLUSTER ...), built from its metadata, so ACL DRYRUN
+// judges it as Redis's lookupCommand would find it; nil if Redis has no
+// such command either.
+func aclMetaCommand(args [][]byte) *command {
+	meta := cmdmeta.Lookup(strings.ToLower(string(args[0])))
+	if meta == nil || meta.Added {
+		return nil
+	}
+	if meta.Subcommands != nil && len(args) >= 2 {
+		if meta = meta.SubBytes(args[1]); meta == nil || meta.Added {
+			return nil
+		}
+	}
+	cmd := &command{name: meta.FullName, arity: meta.Arity, meta: meta}
+	if meta.HasFlag("no_auth") {
+		cmd.flags |= flagNoAuth
+	}
+	return cmd
 }
 
 // aclLogEntry is one ACL LOG entry (Redis's ACLLogEntry).
@@ -343,7 +377,7 @@ func cmdACLLog(c *client, args [][]byte) {
 		}
 		count = n
 	} else if len(args) > 3 {
-		c.fail(protocol.ErrSyntax)
+		c.fail(errSubcommandSyntax(args[1], "ACL"))
 		return
 	}
 	if count < 0 {

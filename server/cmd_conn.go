@@ -102,7 +102,7 @@ func cmdHello(c *client, args [][]byte) {
 		}
 	}
 	if user != nil {
-		if !s.authenticateLocked(c, user, pass) {
+		if !s.authenticateLocked(c, args[0], user, pass) {
 			c.fail(protocol.ErrWrongPass)
 			return
 		}
@@ -137,11 +137,16 @@ func cmdHello(c *client, args [][]byte) {
 
 // authenticateLocked checks user/pass (ACLAuthenticateUser): on success
 // the client is authenticated as that user; on failure the attempt is
-// logged in ACL LOG (reason auth) and false returned.
-func (s *Server) authenticateLocked(c *client, user, pass []byte) bool {
+// logged in ACL LOG (reason auth, the object the command name as the
+// client wrote it, context multi when run by EXEC) and false returned.
+func (s *Server) authenticateLocked(c *client, cmdName, user, pass []byte) bool {
 	u := s.acl.users[string(user)]
 	if u == nil || !u.checkPassword(pass) {
-		s.aclLogLocked(c, aclDeniedAuth, "toplevel", "AUTH", string(user))
+		ctx := "toplevel"
+		if c.multi.Active() {
+			ctx = "multi"
+		}
+		s.aclLogLocked(c, aclDeniedAuth, ctx, string(cmdName), string(user))
 		return false
 	}
 	c.user = u
@@ -162,7 +167,7 @@ func cmdAuth(c *client, args [][]byte) {
 		c.fail(errAuthNoPassword)
 		return
 	}
-	if !s.authenticateLocked(c, user, pass) {
+	if !s.authenticateLocked(c, args[0], user, pass) {
 		c.fail(protocol.ErrWrongPass)
 		return
 	}

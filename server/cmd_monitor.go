@@ -120,7 +120,8 @@ func (s *Server) feedMonitorsLocked(c *client, cmd *command, args [][]byte) {
 
 // redactedArgs reports which arguments Redis redacts from MONITOR and
 // SLOWLOG for this command (redactClientCommandArgument calls in
-// authCommand, helloCommand, migrateCommand and configSetCommand), or nil.
+// authCommand, helloCommand, migrateCommand, configSetCommand and ACL
+// SETUSER in aclCommand), or nil.
 func redactedArgs(cmd *command, args [][]byte) []bool {
 	var r []bool
 	mark := func(i int) {
@@ -174,6 +175,11 @@ func redactedArgs(cmd *command, args [][]byte) []bool {
 			default:
 				return r // KEYS ends the options; anything else is a syntax error
 			}
+		}
+	case "acl|setuser":
+		// aclCommand redacts the user name and every rule first.
+		for i := 2; i < len(args); i++ {
+			mark(i)
 		}
 	case "config|set":
 		// The value of every sensitive parameter (requirepass, masterauth ...).

@@ -89,6 +89,12 @@ func cmdExec(c *client, args [][]byte) {
 	c.inExec = true
 	c.w.Array(c.multi.Len())
 	c.multi.Each(func(cmd any, qargs [][]byte) {
+		if u := c.user; u != nil && !u.full { // ACL rules may have changed (acl_check.go)
+			if err := s.aclExecCheckLocked(c, u, cmd.(*command), qargs); err != "" {
+				c.fail(err)
+				return
+			}
+		}
 		s.call(c, cmd.(*command), qargs)
 	})
 	c.inExec = false

@@ -57,16 +57,26 @@ const (
 // a config file, except Bind and EnableDebugCommand (config.DefaultConfig).
 func DefaultConfig() Config { return config.DefaultConfig() }
 
-// ParseConfig applies redis.conf-format text to base (config.ParseConfig).
-func ParseConfig(text string, base Config) (Config, error) { return config.ParseConfig(text, base) }
+// ParseConfig applies redis.conf-format text to base (config.ParseConfig),
+// "user" directives checked as Redis checks them.
+func ParseConfig(text string, base Config) (Config, error) {
+	if base.CheckUser == nil {
+		base.CheckUser = aclCheckUserDirective
+	}
+	return config.ParseConfig(text, base)
+}
 
 // ParseCommandLine reads a command line as redis-server does
 // (config.ParseCommandLine).
 func ParseCommandLine(args []string) CommandLine { return config.ParseCommandLine(args) }
 
 // LoadConfig builds the configuration of a command line
-// (config.LoadConfig).
-func LoadConfig(cl CommandLine, stdin io.Reader) (Config, error) { return config.LoadConfig(cl, stdin) }
+// (config.LoadConfigFrom), "user" directives checked as Redis checks them.
+func LoadConfig(cl CommandLine, stdin io.Reader) (Config, error) {
+	base := config.DefaultConfig()
+	base.CheckUser = aclCheckUserDirective
+	return config.LoadConfigFrom(cl, stdin, base)
+}
 
 // ParseNotifyFlags parses a notify-keyspace-events value
 // (config.ParseNotifyFlags).

@@ -1,9 +1,6 @@
 package server
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-
 	"github.com/miniwatchd/miniwatchd/config"
 	"github.com/miniwatchd/miniwatchd/protocol"
 )
@@ -49,15 +46,5 @@ func (s *Server) rewriteConfigLocked(path string) error {
 // rewriteConfigForceLocked is rewriteConfig; with force every parameter
 // gets a line, default or not (DEBUG CONFIG-REWRITE-FORCE-ALL).
 func (s *Server) rewriteConfigForceLocked(path string, force bool) error {
-	return config.Rewrite(&s.cfg, path, force, s.configUserLinesLocked())
-}
-
-// configUserLinesLocked are the "user" lines CONFIG REWRITE writes: only
-// the default user exists, with requirepass as its password.
-func (s *Server) configUserLinesLocked() []string {
-	if s.cfg.RequirePass == "" {
-		return []string{"user default on nopass ~* &* +@all"}
-	}
-	sum := sha256.Sum256([]byte(s.cfg.RequirePass))
-	return []string{"user default on #" + hex.EncodeToString(sum[:]) + " ~* &* +@all"}
+	return config.Rewrite(&s.cfg, path, force, s.aclConfigUserLinesLocked())
 }

@@ -219,10 +219,18 @@ func (r *scriptRun) refuse(cmd *command, msg string) ([]byte, string) {
 	return nil, msg
 }
 
-// CommandExists reports whether args name a command.
-func (r *scriptRun) CommandExists(args [][]byte) bool {
+// ACLCheckCmd is redis.acl_check_cmd: the command's existence, and the
+// permission of the script caller's user (acl.go's checkCmd).
+func (r *scriptRun) ACLCheckCmd(args [][]byte) (exists, allowed bool) {
 	cmd, _ := r.s.table.lookup(args)
-	return cmd != nil
+	if cmd == nil {
+		return false, false
+	}
+	if u := r.caller.user; u != nil && !u.full {
+		res, _ := u.checkCmd(cmd, args)
+		return true, res == aclOK
+	}
+	return true, true
 }
 
 // Log writes a redis.log message through the server's logger.

@@ -181,11 +181,12 @@ func (s *Server) wire() {
 	)
 	// loadDataFromDisk.
 	h.load = append(h.load,
-		(*Server).clusterInitLocked,        // cluster.go: the slot index and nodes.conf (clusterInit)
-		(*Server).openAOFOnStartLocked,     // aof.go (loadAppendOnlyFiles)
-		(*Server).loadRDBOnStartLocked,     // rdb_load.go (rdbLoad, when the AOF is off)
-		(*Server).clusterVerifyDataLocked,  // cluster.go: verifyClusterConfigWithData
-		(*Server).loadFixtureOnStartLocked, // fixture.go: the load parameter (ours, --load FILE)
+		(*Server).aclLoadUsersOnStartLocked, // acl_file.go: user directives, aclfile (ACLLoadUsersAtStartup)
+		(*Server).clusterInitLocked,         // cluster.go: the slot index and nodes.conf (clusterInit)
+		(*Server).openAOFOnStartLocked,      // aof.go (loadAppendOnlyFiles)
+		(*Server).loadRDBOnStartLocked,      // rdb_load.go (rdbLoad, when the AOF is off)
+		(*Server).clusterVerifyDataLocked,   // cluster.go: verifyClusterConfigWithData
+		(*Server).loadFixtureOnStartLocked,  // fixture.go: the load parameter (ours, --load FILE)
 	)
 
 	// Around each client command: injected faults (not Redis's; nothing

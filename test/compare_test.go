@@ -25,11 +25,17 @@ const (
 	cmpErrCode
 	// cmpIgnore reads both replies and compares nothing (CLIENT ID, ports).
 	cmpIgnore
+	// cmpACLRules compares like cmpExact, except that in every string the
+	// runs of single-command ACL rules ("+get -config|set", after the
+	// categories of a selector) are compared as multisets: Redis emits
+	// them in its command dict's order, which each process's hash seed
+	// sets (ACLDescribeSelectorCommandRules).
+	cmpACLRules
 )
 
 var cmpModeNames = map[string]cmpMode{
 	"exact": cmpExact, "sorted": cmpSorted, "shape": cmpShape,
-	"errcode": cmpErrCode, "ignore": cmpIgnore,
+	"errcode": cmpErrCode, "ignore": cmpIgnore, "aclrules": cmpACLRules,
 }
 
 func (m cmpMode) String() string {
@@ -68,6 +74,11 @@ func compareReplies(mode cmpMode, want, got node) (bool, string) {
 		return true, ""
 	case cmpShape:
 		if why := shapeDiff(want, got, "reply"); why != "" {
+			return false, why
+		}
+		return true, ""
+	case cmpACLRules:
+		if why := aclRulesDiff(want, got, "reply"); why != "" {
 			return false, why
 		}
 		return true, ""
@@ -137,4 +148,50 @@ func shapeDiff(want, got node, path string) string {
 func errCode(n node) string {
 	code, _, _ := strings.Cut(n.Str, " ")
 	return code
+}
+
+// aclRulesDiff describes the first difference under cmpACLRules, or "".
+func aclRulesDiff(want, got node, path string) string {
+	if want.Kind != got.Kind || want.Null != got.Null || len(want.Elems) != len(got.Elems) {
+		return path + ": " + shapeDiff(want, got, path) + " (or values differ)"
+	}
+	if len(want.Elems) == 0 {
+		if want.IsAggregate() {
+			return ""
+		}
+		str := want.Kind == '$' || want.Kind == '+' || want.Kind == '-'
+		if (str && (len(want.Str) != len(got.Str) || normalizeACLRules(want.Str) != normalizeACLRules(got.Str))) || (!str && !bytes.Equal(want.Raw, got.Raw)) {
+			return fmt.Sprintf("%s: %q vs %q (single-command rules compared as sets)", path, want.Str, got.Str)
+		}
+		return ""
+	}
+	for i := range want.Elems {
+		if d := aclRulesDiff(want.Elems[i], got.Elems[i], fmt.Sprintf("%s[%d]", path, i)); d != "" {
+			return d
+		}
+	}
+	return ""
+}
+
+// normalizeACLRules sorts each run of single-command rules (words
+// starting with + or - but not +@ or -@) of an ACL rule string; selector
+// parentheses end a run.
+func normalizeACLRules(s string) string {
+	words := strings.Fields(strings.NewReplacer("(", "( ", ")", " )").Replace(s))
+	single := func(w string) bool {
+		return len(w) > 1 && (w[0] == '+' || w[0] == '-') && w[1] != '@'
+	}
+	for i := 0; i < len(words); {
+		if !single(words[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(words) && single(words[j]) {
+			j++
+		}
+		sort.Strings(words[i:j])
+		i = j
+	}
+	return strings.Join(words, " ")
 }

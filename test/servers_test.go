@@ -82,13 +82,19 @@ func startRedis(extra ...string) (*serverProc, error) {
 // startProc starts binary on a free port and waits until it answers PING.
 // A port taken between choosing and binding is retried on another port.
 func startProc(name, binary string, extra []string) (*serverProc, error) {
+	return startProcConf(name, binary, "", extra)
+}
+
+// startProcConf is startProc with a config file as the first argument
+// ("" for none), as redis-server requires it there.
+func startProcConf(name, binary, conf string, extra []string) (*serverProc, error) {
 	var lastErr error
 	for attempt := 0; attempt < 4; attempt++ {
 		port, err := freePort()
 		if err != nil {
 			return nil, err
 		}
-		p, err := launch(name, binary, port, extra)
+		p, err := launch(name, binary, conf, port, extra)
 		if err == nil {
 			return p, nil
 		}
@@ -97,12 +103,15 @@ func startProc(name, binary string, extra []string) (*serverProc, error) {
 	return nil, lastErr
 }
 
-func launch(name, binary string, port int, extra []string) (*serverProc, error) {
+func launch(name, binary, conf string, port int, extra []string) (*serverProc, error) {
 	logf, err := os.CreateTemp("", name+"-*.log")
 	if err != nil {
 		return nil, err
 	}
 	args := append(commonServerArgs(port), extra...)
+	if conf != "" {
+		args = append([]string{conf}, args...)
+	}
 	cmd := exec.Command(binary, args...)
 	cmd.Stdout = logf
 	cmd.Stderr = logf
