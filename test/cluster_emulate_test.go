@@ -37,7 +37,7 @@ func startEmulated(t *testing.T, n int) []string {
 		if !portsFree(base+1, n-1) {
 			continue
 		}
-		p, err := launch(ours, bin, base, []string{"--cluster-emulate", strconv.Itoa(n), "--dir", dir})
+		p, err := launch(ours, bin, "", base, []string{"--cluster-emulate", strconv.Itoa(n), "--dir", dir})
 		if err != nil {
 			continue
 		}
