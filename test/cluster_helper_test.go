@@ -55,7 +55,7 @@ func startClusterNode(t testing.TB, kind, nodesConf string, extra ...string) *cl
 				t.Fatal(err)
 			}
 		}
-		p, err := launch(kind, bin, port, args)
+		p, err := launch(kind, bin, "", port, args)
 		if err != nil {
 			if attempt < 3 {
 				continue
