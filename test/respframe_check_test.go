@@ -110,6 +110,13 @@ func TestCompareReplies(t *testing.T) {
 		{cmpErrCode, "-ERR a\r\n", "-WRONGTYPE a\r\n", false},
 		{cmpErrCode, "+OK\r\n", "+OK\r\n", false},
 		{cmpIgnore, ":1\r\n", "*-1\r\n", true},
+		{cmpACLRules, "$15\r\n-@all +get +set\r\n", "$15\r\n-@all +set +get\r\n", true},
+		{cmpACLRules, "$15\r\n-@all +get +set\r\n", "$15\r\n-@all +get -set\r\n", false},
+		{cmpACLRules, "$17\r\n+@all -@hash -get\r\n", "$17\r\n-get +@all -@hash\r\n", false},
+		{cmpACLRules, "$19\r\n-@all +a (~x +b +c)\r\n", "$19\r\n-@all +a (~x +c +b)\r\n", true},
+		{cmpACLRules, "$19\r\n-@all +a (~x +b +c)\r\n", "$19\r\n-@all +b (~x +a +c)\r\n", false},
+		{cmpACLRules, "*2\r\n:1\r\n$7\r\n+a +b c\r\n", "*2\r\n:1\r\n$7\r\n+b +a c\r\n", true},
+		{cmpACLRules, "*1\r\n:1\r\n", "*1\r\n:2\r\n", false},
 	}
 	for _, tt := range tests {
 		if got, why := compareReplies(tt.mode, parse(tt.a), parse(tt.b)); got != tt.want {
