@@ -71,7 +71,7 @@ var commandFamilies = [][]commandDef{
 	dumpCommands,          // cmd_dump.go: DUMP, RESTORE, RESTORE-ASKING
 	saveCommands,          // rdb_save.go: SAVE, BGSAVE, LASTSAVE
 	aclCommands,           // cmd_acl.go: ACL *
-	clusterCommands,       // cmd_cluster.go: CLUSTER *, READONLY, READWRITE, ASKING
+	clusterCommands,       // cmd_cluster.go, cmd_cluster_slots.go: CLUSTER *, READONLY, READWRITE, ASKING
 }
 
 // hooks are the server's hook points. Each runs under the engine lock
