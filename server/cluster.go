@@ -256,7 +256,7 @@ func (s *Server) clusterRedirectBlockedLocked() {
 }
 
 // clusterSaveConfigLocked writes nodes.conf in place, as clusterSaveConfig
-// does (one write, then a truncation to the new length).
+// does (one write, then a truncation to the new length), and fsyncs it.
 func (s *Server) clusterSaveConfigLocked() error {
 	cm := &s.cluster
 	if cm.lock == nil {
@@ -267,7 +267,10 @@ func (s *Server) clusterSaveConfigLocked() error {
 	if _, err := cm.lock.WriteAt(b, 0); err != nil {
 		return err
 	}
-	return cm.lock.Truncate(int64(len(b)))
+	if err := cm.lock.Truncate(int64(len(b))); err != nil {
+		return err
+	}
+	return cm.lock.Sync() // Redis fsyncs after the changes that matter; these are rare
 }
 
 // clusterBeforeCommandLocked ends ASKING's life (Redis's resetClient: the

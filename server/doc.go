@@ -23,7 +23,9 @@
 //   - Dispatch: processCommand (dispatch.go) runs hooks.beforeCommand
 //     (client-side caching notes the current client), looks the command up in the
 //     table (table.go), checks arity, DEBUG's protection, authentication,
-//     MULTI, then the subsystem checks (hooks.preCall: out of memory, the
+//     MULTI, ACL, in cluster mode the redirection (cluster_redirect.go:
+//     getNodeByQuery, one guarded branch), then the subsystem checks
+//     (hooks.preCall: out of memory, the
 //     tracking table, MISCONF, RESP2 subscribed context, a busy script),
 //     and queues the command inside MULTI or calls it.
 //   - Call: callTimed (dispatch.go: call) runs the handler and keeps

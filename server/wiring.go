@@ -72,7 +72,7 @@ var commandFamilies = [][]commandDef{
 	migrateCommands,       // cmd_migrate.go: MIGRATE
 	saveCommands,          // rdb_save.go: SAVE, BGSAVE, LASTSAVE
 	aclCommands,           // cmd_acl.go: ACL *
-	clusterCommands,       // cmd_cluster.go: CLUSTER *, READONLY, READWRITE, ASKING
+	clusterCommands,       // cmd_cluster.go, cmd_cluster_slots.go: CLUSTER *, READONLY, READWRITE, ASKING
 }
 
 // hooks are the server's hook points. Each runs under the engine lock

@@ -85,6 +85,22 @@ func TestDiffClusterTopology(t *testing.T) {
 		c.Do("CLUSTER", "BUMPEPOCH")
 		c.Do("CLUSTER", "SET-CONFIG-EPOCH", "5")
 		c.Do("CLUSTER", "INFO")
+		// RESET leaves a node without slots; HARD also zeroes the epochs
+		// and gives the node a new ID.
+		c.Do("CLUSTER", "RESET")
+		c.Do("FLUSHALL")
+		c.Do("CLUSTER", "RESET")
+		c.Do("CLUSTER", "INFO")
+		p.DoNormalized("A", redisID, ourID, "CLUSTER", "NODES")
+		c.Do("CLUSTER", "SLOTS")
+		p.DoNormalized("A", redisID, ourID, "CLUSTER", "SHARDS")
+		c.Do("CLUSTER", "RESET", "HARD")
+		c.Do("CLUSTER", "INFO")
+		c.DoMode(cmpShape, "CLUSTER", "NODES")
+		c.Do("GET", "x")
+		c.Do("CLUSTER", "ADDSLOTSRANGE", "0", "16383")
+		c.Do("CLUSTER", "SET-CONFIG-EPOCH", "3")
+		c.Do("CLUSTER", "BUMPEPOCH")
 	})
 }
 
