@@ -83,7 +83,13 @@ func guardPattern(fn *lua.LFunction, find bool) lua.LGFunction {
 				luaError(L, "pattern too complex")
 			}
 		}
-		top := L.GetTop()
+		if len(fn.Upvalues) == 0 {
+			// Called in this frame, not through L.Call: an error it
+			// raises then comes from one C function, as in Redis, and the
+			// error handler finds the script's line one level up.
+			return fn.GFunction(L)
+		}
+		top := L.GetTop() // gmatch reads its upvalue: call it as itself
 		L.Insert(fn, 1)
 		L.Call(top, lua.MultRet)
 		return L.GetTop()
