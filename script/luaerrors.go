@@ -2,6 +2,7 @@ package script
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
@@ -75,7 +76,77 @@ func runtimeErrorText(L *lua.LState, level int, msg string) string {
 	if text, ok := vmErrorText(L, level, msg); ok {
 		return text
 	}
-	return luaMessage(msg)
+	text := luaMessage(msg)
+	if prefix, ok := goFramePrefix(L, level); ok && strings.HasPrefix(msg, prefix) {
+		// A comparison raised inside a builtin (table.sort): Lua 5.1 adds
+		// a position only when the running function is a Lua one.
+		if body := msg[len(prefix):]; strings.HasPrefix(body, "attempt to compare ") {
+			return luaMessage(body)
+		}
+	}
+	if g := reGotNil.FindStringSubmatchIndex(text); g != nil {
+		// gopher-lua's own builtins say "got nil" for a missing argument
+		// where luaL_typerror says "got no value".
+		if n, err := strconv.Atoi(text[g[2]:g[3]]); err == nil && n > goFrameArgs(L, level, msg) {
+			text = text[:g[4]] + "no value)"
+		}
+	}
+	return text
+}
+
+// goFramePrefix returns the position gopher-lua put before an error raised
+// by the Go function at level: that of the first Lua function up the stack.
+func goFramePrefix(L *lua.LState, level int) (string, bool) {
+	dbg, ok := L.GetStack(level)
+	if !ok {
+		return "", false
+	}
+	if fv, err := L.GetInfo("f", dbg, lua.LNil); err != nil || !fv.(*lua.LFunction).IsG {
+		return "", false
+	}
+	for lvl := level + 1; lvl < level+64; lvl++ {
+		dbg, ok := L.GetStack(lvl)
+		if !ok {
+			return "", false
+		}
+		if _, err := L.GetInfo("Sl", dbg, lua.LNil); err != nil {
+			return "", false
+		}
+		if dbg.What != "G" {
+			return dbg.Source + ":" + itoa(dbg.CurrentLine) + ": ", true
+		}
+	}
+	return "", false
+}
+
+// reGotNil matches luaL_typerror's text for a nil argument.
+var reGotNil = regexp.MustCompile(`bad argument #(\d+) to '[^']*' \([^()]* expected, got (nil\))$`)
+
+// goFrameArgs counts the arguments the Go function at level was called
+// with, from the values of its frame: raiseError pushed msg last. It
+// answers a large number when that cannot be told.
+func goFrameArgs(L *lua.LState, level int, msg string) int {
+	const unknown = 1 << 30
+	dbg, ok := L.GetStack(level)
+	if !ok {
+		return unknown
+	}
+	if fv, err := L.GetInfo("f", dbg, lua.LNil); err != nil || !fv.(*lua.LFunction).IsG {
+		return unknown
+	}
+	n := 0
+	var last lua.LValue
+	for n < 256 {
+		name, v := L.GetLocal(dbg, n+1)
+		if name == "" {
+			break
+		}
+		n, last = n+1, v
+	}
+	if n == 0 || last != lua.LString(msg) {
+		return unknown
+	}
+	return n - 1
 }
 
 // vmErrorText is runtimeErrorText for an error of the VM's own.

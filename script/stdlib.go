@@ -27,6 +27,17 @@ func (vm *VM) stringLib(std *lua.LTable) *lua.LTable {
 	for _, name := range []string{"find", "match", "gmatch", "gsub"} {
 		t.RawSetString(name, L.NewFunction(guardPattern(std.RawGetString(name).(*lua.LFunction), name == "find")))
 	}
+	gsub := t.RawGetString("gsub").(*lua.LFunction)
+	t.RawSetString("gsub", L.NewFunction(func(L *lua.LState) int {
+		switch r := L.Get(3).(type) {
+		case lua.LNumber: // a string to Lua's gsub, which gopher-lua's refuses
+			L.Replace(3, lua.LString(luaNumberString(float64(r))))
+		case lua.LString, *lua.LFunction, *lua.LTable:
+		default:
+			argError(L, 3, "string/function/table expected")
+		}
+		return gsub.GFunction(L)
+	}))
 	if gfind := std.RawGetString("gfind"); gfind != lua.LNil {
 		t.RawSetString("gfind", t.RawGetString("gmatch"))
 	}
@@ -83,7 +94,13 @@ func guardPattern(fn *lua.LFunction, find bool) lua.LGFunction {
 				luaError(L, "pattern too complex")
 			}
 		}
-		top := L.GetTop()
+		if len(fn.Upvalues) == 0 {
+			// Called in this frame, not through L.Call: an error it
+			// raises then comes from one C function, as in Redis, and the
+			// error handler finds the script's line one level up.
+			return fn.GFunction(L)
+		}
+		top := L.GetTop() // gmatch reads its upvalue: call it as itself
 		L.Insert(fn, 1)
 		L.Call(top, lua.MultRet)
 		return L.GetTop()
@@ -369,7 +386,35 @@ func (vm *VM) coroutineLib(std *lua.LTable) *lua.LTable {
 	L := vm.L
 	t := copyTable(L, std)
 	create := std.RawGetString("create").(*lua.LFunction)
-	resume := std.RawGetString("resume").(*lua.LFunction)
+	stdResume := std.RawGetString("resume").(*lua.LFunction)
+	resume := L.NewFunction(func(L *lua.LState) int {
+		th, ok := L.Get(1).(*lua.LState)
+		if !ok {
+			argError(L, 1, "coroutine expected")
+		}
+		// auxresume's text for a coroutine that is not suspended.
+		state := ""
+		switch {
+		case th.Dead:
+			state = "dead"
+		case th == L:
+			state = "running"
+		default:
+			for p := L.Parent; p != nil; p = p.Parent {
+				if p == th {
+					state = "normal"
+					break
+				}
+			}
+		}
+		if state != "" {
+			L.Push(lua.LFalse)
+			L.Push(lua.LString("cannot resume " + state + " coroutine"))
+			return 2
+		}
+		return stdResume.GFunction(L)
+	})
+	t.RawSetString("resume", resume)
 	newThread := func(L *lua.LState) *lua.LState {
 		f, ok := L.Get(1).(*lua.LFunction)
 		if !ok || f.IsG {
@@ -386,6 +431,15 @@ func (vm *VM) coroutineLib(std *lua.LTable) *lua.LTable {
 	t.RawSetString("create", L.NewFunction(func(L *lua.LState) int {
 		L.Push(newThread(L))
 		return 1
+	}))
+	yield := std.RawGetString("yield").(*lua.LFunction)
+	t.RawSetString("yield", L.NewFunction(func(L *lua.LState) int {
+		if L.Parent == nil || yieldsAcrossGo(L) {
+			// lua_yield outside a coroutine or under a C function such as
+			// pcall: raised in C, so without a position.
+			L.Error(lua.LString("attempt to yield across metamethod/C-call boundary"), 0)
+		}
+		return yield.GFunction(L)
 	}))
 	t.RawSetString("wrap", L.NewFunction(func(L *lua.LState) int {
 		th := newThread(L)
@@ -407,6 +461,25 @@ func (vm *VM) coroutineLib(std *lua.LTable) *lua.LTable {
 		return 1
 	}))
 	return t
+}
+
+// yieldsAcrossGo reports whether a Go function (pcall, a builtin calling
+// back into Lua) lies between coroutine.yield and the body of the running
+// coroutine, where Lua 5.1 cannot yield.
+func yieldsAcrossGo(L *lua.LState) bool {
+	for lvl := 1; lvl < 1<<16; lvl++ {
+		dbg, ok := L.GetStack(lvl)
+		if !ok {
+			return false
+		}
+		if _, err := L.GetInfo("S", dbg, lua.LNil); err != nil {
+			return false
+		}
+		if dbg.What == "G" {
+			return true
+		}
+	}
+	return false
 }
 
 // mathMinMax is math.max (sign 1) and math.min (sign -1).
