@@ -444,4 +444,3 @@ func fuzzDial(t *testing.T, s *Server) *resptest.Conn {
 	}
 	return resptest.NewConn(nc)
 }
-
