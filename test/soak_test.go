@@ -47,7 +47,7 @@ import (
 //     Close, and RSS stays bounded (start and end are logged).
 func TestSoak(t *testing.T) {
 	dur := 20 * time.Second
-	sessions := 200
+	sessions := 300
 	if testing.Short() {
 		dur, sessions = 5*time.Second, 50
 	}
