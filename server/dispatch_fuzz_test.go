@@ -49,7 +49,6 @@ func FuzzDispatch(f *testing.F) {
 // build legitimately takes this long except what fuzzReplyOptional lists.
 const fuzzReplyTimeout = 5 * time.Second
 
-
 // fuzzCommand is one row the fuzzer picks from: a top-level command or a
 // subcommand (container rows themselves are included too, to reach the
 // "unknown subcommand" paths).
