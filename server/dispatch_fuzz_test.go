@@ -3,6 +3,7 @@ package server
 import (
 	"io"
 	"log/slog"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -40,9 +41,75 @@ func FuzzDispatch(f *testing.F) {
 		}
 		f.Add(seed)
 	}
+	for _, r := range fuzzRegressions {
+		f.Add(encodeFuzzInput(cmds, r.mode, r.vecs...))
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		runDispatchInput(t, cmds, data)
 	})
+}
+
+// fuzzRegressions are the vectors of the fuzzer's findings, kept as seeds
+// (encoded by encodeFuzzInput, so they survive changes of the table).
+var fuzzRegressions = []struct {
+	mode byte
+	vecs [][]string
+}{
+	{0, [][]string{{"dump", "stream"}}},       // nil value from db.ValueOf crashed the server
+	{0, [][]string{{"monitor"}, {"monitor"}}}, // the second MONITOR has no reply, as in Redis
+	{0, [][]string{{"client", "reply", "off"}, {"sort_ro", "10", "ALPHA", "str"}}},
+}
+
+// encodeFuzzInput is fuzzDecoder's inverse for seeds: each vector's
+// command row by name, its arity taken as the argument count when it
+// fits (a shape byte of 240+ otherwise), and each argument as a pool
+// entry when it is one, raw bytes when not.
+func encodeFuzzInput(cmds []fuzzCommand, mode byte, vecs ...[]string) []byte {
+	out := []byte{mode}
+	for _, v := range vecs {
+		row := -1
+		for i, c := range cmds {
+			if len(c.words) <= len(v) && strings.EqualFold(strings.Join(c.words, " "), strings.Join(v[:len(c.words)], " ")) &&
+				(row < 0 || len(c.words) > len(cmds[row].words)) {
+				row = i
+			}
+		}
+		if row < 0 {
+			panic("encodeFuzzInput: no command " + v[0])
+		}
+		c := cmds[row]
+		shape := byte(0)
+		switch {
+		case c.arity < 0 && len(v) >= -c.arity && len(v) < -c.arity+8:
+			shape = byte(len(v) + c.arity)
+		case c.arity != len(v):
+			shape = byte(240 + len(v)) // 240 + n is n arguments (n < 8)
+		}
+		out = append(out, byte(row>>8), byte(row), shape)
+		for _, a := range v[len(c.words):] {
+			out = append(out, encodeFuzzArg(c, a)...)
+		}
+	}
+	return out
+}
+
+func encodeFuzzArg(c fuzzCommand, a string) []byte {
+	if i := slices.Index(fuzzKeys, a); i >= 0 {
+		return []byte{0, byte(i)}
+	}
+	if i := slices.Index(c.tokens, a); i >= 0 && i < 256 {
+		return []byte{2, byte(i)}
+	}
+	if i := slices.Index(fuzzNumbers, a); i >= 0 {
+		return []byte{4, byte(i)}
+	}
+	if i := slices.Index(fuzzStrings, a); i >= 0 {
+		return []byte{6, byte(i)}
+	}
+	if len(a) >= 24 {
+		panic("encodeFuzzArg: raw argument too long: " + a)
+	}
+	return append([]byte{7, byte(len(a))}, a...)
 }
 
 // fuzzReplyTimeout bounds the wait for one reply. Nothing the fuzzer can
@@ -462,4 +529,23 @@ func fuzzDial(t *testing.T, s *Server) *resptest.Conn {
 		t.Fatal(err)
 	}
 	return resptest.NewConn(nc)
+}
+
+// TestEncodeFuzzInput: the regression seeds decode to their vectors.
+func TestEncodeFuzzInput(t *testing.T) {
+	cmds := fuzzCommands()
+	for _, r := range fuzzRegressions {
+		d := &fuzzDecoder{data: encodeFuzzInput(cmds, r.mode, r.vecs...)}
+		if mode := d.byte() % 4; mode != r.mode {
+			t.Errorf("%q: mode %d, want %d", r.vecs, mode, r.mode)
+		}
+		for _, want := range r.vecs {
+			if got := d.vector(cmds); !slices.Equal(got, want) {
+				t.Errorf("decoded %q, want %q", got, want)
+			}
+		}
+		if d.more() {
+			t.Errorf("%q: bytes left over", r.vecs)
+		}
+	}
 }
