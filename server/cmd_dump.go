@@ -26,9 +26,10 @@ var (
 	errInvalidFreq    = protocol.Error("ERR Invalid FREQ value, must be >= 0 and <= 255")
 	errPayloadFooter  = protocol.Error("ERR DUMP payload version or checksum are wrong")
 	errPayloadBadData = protocol.Error("ERR Bad data format")
-	// errDumpStream: the rdb package has no stream codec yet (rdb/doc.go),
-	// so a stream has no payload; Redis 7.0 dumps streams.
-	errDumpStream = protocol.Error("ERR DUMP of a stream is not supported: miniwatchd has no RDB stream codec")
+	// errDumpType: a value type the rdb codec does not hold (none today:
+	// db.ValueOf covers every type); a guard, so a type added without a
+	// codec fails its DUMP instead of the server.
+	errDumpType = protocol.Error("ERR DUMP of this value type is not supported")
 	propRESTORE   = []byte("RESTORE")
 	propABSTTL    = []byte("ABSTTL")
 )
@@ -45,8 +46,8 @@ func cmdDump(c *client, args [][]byte) {
 		return
 	}
 	v := db.ValueOf(kv)
-	if v == nil { // a stream (ValueOf covers every other type)
-		c.fail(errDumpStream)
+	if v == nil {
+		c.fail(errDumpType)
 		return
 	}
 	o := c.srv.rdbOptionsLocked()
