@@ -30,8 +30,8 @@ var (
 	// db.ValueOf covers every type); a guard, so a type added without a
 	// codec fails its DUMP instead of the server.
 	errDumpType = protocol.Error("ERR DUMP of this value type is not supported")
-	propRESTORE   = []byte("RESTORE")
-	propABSTTL    = []byte("ABSTTL")
+	propRESTORE = []byte("RESTORE")
+	propABSTTL  = []byte("ABSTTL")
 )
 
 // rdbOptionsLocked returns the encoder's settings from the configuration.
