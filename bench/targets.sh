@@ -455,6 +455,7 @@ if wants HLLGEO; then # HyperLogLog and geo (issue #19)
 	# shellcheck disable=SC2086
 	add_workload GEOSEARCH/P1 "GEOSEARCH 100k -P 1" ge 0.8 ${NEEDS[GEOSEARCH]}
 fi
+GROUP_IDS=()
 if wants STREAM; then # streams (issue #18)
 	add_workload XADD/P1 "XADD -P 1" ge 1.0 xadd
 	add_workload XADD/P16 "XADD -P 16" ge 0.9 xadd
