@@ -10,9 +10,10 @@
 //   - reader.go: reading the commands back, with Redis's distinction between a
 //     truncated last command (a crash in the middle of a write) and a corrupt
 //     file, and the byte offset of either.
-//   - rdb.go: reading a base file that redis-server wrote in RDB format
-//     (aof-use-rdb-preamble yes, its default) as commands; the decoding is
-//     the rdb package's.
+//   - rdb.go, scan.go: a base file in RDB format (aof-use-rdb-preamble yes,
+//     Redis's default and ours) is read as commands, or handed whole to the
+//     caller's loader (ScanFileRDB: the server loads it as dump.rdb); the
+//     decoding is the rdb package's.
 //   - log.go: the open incremental file: appends, group commit for
 //     appendfsync always, the background fsync of everysec, error status,
 //     and the switch to a new file when a rewrite ends.

@@ -8,7 +8,7 @@
 #                 minutes instead of 6; each newly implemented command family
 #                 adds about a minute to a full run)
 #   --rounds N    rounds of every throughput and contention workload
-#   --only GROUPS comma list of: P1, P16, EVALSHA, BITSORT, HLLGEO, WATCH, MEMORY, STREAM (default all)
+#   --only GROUPS comma list of: P1, P16, EVALSHA, BITSORT, HLLGEO, WATCH, MEMORY, STREAM, RDB (default all)
 #   --out DIR     where the raw results go (default: a new /tmp/miniwatchd-targets.*)
 #
 # What it does: builds miniwatchd and watchbench from this checkout, starts
@@ -35,6 +35,11 @@
 #     >= 0.9x (redis-benchmark); XREADGROUP+XACK loop (streambench, 8
 #     clients) >= 1.0x; (RSS after 1,000,000 XADDs of one small field - RSS
 #     empty) / entries <= 1.5x redis-server's
+#   RDB: MEM_KEYS small keys (the memory workload's SETs) written by
+#     commands, then SAVE (seconds, as the client sees it) <= 1.5x and the
+#     load at start (the server's "DB loaded from disk" seconds) <= 1.5x
+#     redis-server's; miniwatchd's own RSS after that load / its RSS after
+#     the same keys written by commands <= 1.2 (RSS row: redis's side is 1)
 #
 # Exit status: 0 no FAIL, 1 at least one FAIL, 2 setup error.
 # Environment: REDIS_SERVER (redis-server), PORT_MW, PORT_REDIS (free ports),
@@ -47,7 +52,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 QUICK=0
 ROUNDS=
-ONLY=P1,P16,EVALSHA,BITSORT,HLLGEO,WATCH,MEMORY,STREAM
+ONLY=P1,P16,EVALSHA,BITSORT,HLLGEO,WATCH,MEMORY,STREAM,RDB
 OUT=
 while (($#)); do
 	case $1 in
@@ -114,11 +119,11 @@ cli() { redis-cli -h 127.0.0.1 -p "${PORT[$1]}" "${@:2}"; }
 DETACH=()
 command -v setsid >/dev/null && DETACH=(setsid)
 
-start_server() { # start_server SIDE
+start_server() { # start_server SIDE [extra server arguments]
 	local side=$1 log=$OUT/logs/$1-server.log i
 	case $side in
-	mw) "${DETACH[@]}" "$BIN/miniwatchd" --port "${PORT[mw]}" --bind 127.0.0.1 --save "" --appendonly no >>"$log" 2>&1 & ;;
-	redis) "${DETACH[@]}" "$REDIS_SERVER" --port "${PORT[redis]}" --bind 127.0.0.1 --save "" --appendonly no >>"$log" 2>&1 & ;;
+	mw) "${DETACH[@]}" "$BIN/miniwatchd" --port "${PORT[mw]}" --bind 127.0.0.1 --save "" --appendonly no "${@:2}" >>"$log" 2>&1 & ;;
+	redis) "${DETACH[@]}" "$REDIS_SERVER" --port "${PORT[redis]}" --bind 127.0.0.1 --save "" --appendonly no "${@:2}" >>"$log" 2>&1 & ;;
 	esac
 	PID[$side]=$!
 	for ((i = 0; i < 300; i++)); do
@@ -347,6 +352,39 @@ mem_run() {
 	say "memory ${LABEL[$side]}: RSS ${r0} kB -> ${r1} kB for $keys keys"
 }
 
+# rdb_run SIDE: MEM_KEYS keys by commands, SAVE, restart loading the file:
+# SAVE seconds, load seconds, RSS after load / RSS after the commands
+rdb_run() {
+	local side=$1 dir=$OUT/rdb-$1 r1 r2 t0 t1 load log i
+	rm -rf "$dir"; mkdir -p "$dir"
+	start_server "$side" --dir "$dir"
+	redis-cli -h 127.0.0.1 -p "${PORT[$side]}" --pipe <"$MEMFILE" >"$OUT/logs/rdb-$side.txt" 2>&1 ||
+		say "redis-cli --pipe into ${LABEL[$side]} exited non-zero (see logs/rdb-$side.txt)"
+	sleep 2
+	r1=$(rss_kb "${PID[$side]}")
+	t0=$(date +%s.%N)
+	[[ $(cli "$side" SAVE) == OK ]] || say "SAVE failed on ${LABEL[$side]}"
+	t1=$(date +%s.%N)
+	stop_server "$side"
+	log=$OUT/logs/$side-server.log
+	: >"$log"
+	start_server "$side" --dir "$dir"
+	for ((i = 0; i < 600; i++)); do
+		load=$(sed -n 's/.*DB loaded from disk: \([0-9.]*\) seconds.*/\1/p' "$log" | tail -1)
+		[[ -n $load ]] && break
+		sleep 0.1
+	done
+	sleep 2
+	r2=$(rss_kb "${PID[$side]}")
+	[[ $(cli "$side" DBSIZE) == "$MEM_KEYS" ]] || say "warning: ${LABEL[$side]} loaded $(cli "$side" DBSIZE) keys, want $MEM_KEYS"
+	stop_server "$side"
+	awk -v s="$side" -v a="$t0" -v b="$t1" -v l="${load:-0}" -v r1="$r1" -v r2="$r2" 'BEGIN {
+		printf "RDBSAVE\t%s\t1\t%.3f\t-\t-\t-\t-\tok\n", s, b - a
+		printf "RDBLOAD\t%s\t1\t%.3f\t-\t-\t-\t-\t%s\n", s, l, (l > 0 ? "ok" : "err")
+		printf "RDBRSS\t%s\t1\t%.3f\t-\t-\t-\t-\tok\n", s, (s == "mw" ? r2 / r1 : 1) }' >>"$RUNS"
+	say "rdb ${LABEL[$side]}: SAVE $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }') s, load ${load:-?} s, RSS by commands $r1 kB, after load $r2 kB"
+}
+
 # ------------------------------------------------------------------ main
 BIN=$OUT/bin
 mkdir -p "$BIN"
@@ -417,6 +455,7 @@ if wants HLLGEO; then # HyperLogLog and geo (issue #19)
 	# shellcheck disable=SC2086
 	add_workload GEOSEARCH/P1 "GEOSEARCH 100k -P 1" ge 0.8 ${NEEDS[GEOSEARCH]}
 fi
+GROUP_IDS=()
 if wants STREAM; then # streams (issue #18)
 	add_workload XADD/P1 "XADD -P 1" ge 1.0 xadd
 	add_workload XADD/P16 "XADD -P 16" ge 0.9 xadd
@@ -489,6 +528,20 @@ if wants MEMORY; then
 	mem_run mw
 	mem_run redis
 fi
+if wants RDB; then
+	printf 'RDBSAVE\tSAVE of %d keys\tle\t1.5\n' "$MEM_KEYS" >>"$TARGETS"
+	printf 'RDBLOAD\tload at start, %d keys\tle\t1.5\n' "$MEM_KEYS" >>"$TARGETS"
+	printf 'RDBRSS\tRSS after load / by commands\tle\t1.2\n' >>"$TARGETS"
+	MEMFILE=${TMPDIR:-/tmp}/miniwatchd-bench-set-$MEM_KEYS.resp
+	if [[ ! -s $MEMFILE ]]; then
+		say "writing $MEMFILE (SET key:<12 digits> xxx, $MEM_KEYS commands)"
+		awk -v n="$MEM_KEYS" 'BEGIN { ORS = ""
+			for (i = 0; i < n; i++) printf "*3\r\n$3\r\nSET\r\n$16\r\nkey:%012d\r\n$3\r\nxxx\r\n", i }' >"$MEMFILE.$$"
+		mv "$MEMFILE.$$" "$MEMFILE"
+	fi
+	rdb_run mw
+	rdb_run redis
+fi
 echo "load average $(cut -d' ' -f1-3 /proc/loadavg) at end" | tee -a "$OUT/meta.txt"
 
 # ------------------------------------------------------------------ report
@@ -523,7 +576,7 @@ END {
 		id = ids[i]
 		if (id in skip || !(id in seen)) continue
 		q = L[id, "ratio"]
-		unit = id == "MEMORY" ? "B/key" : id == "XMEMORY" ? "B/entry" : id ~ /^XGROUP/ ? "loops/s" : (id ~ /^WATCH/ ? "commits/s" : "req/s")
+		unit = id == "MEMORY" ? "B/key" : id == "XMEMORY" ? "B/entry" : id ~ /^XGROUP/ ? "loops/s" : id ~ /^RDB(SAVE|LOAD)$/ ? "s" : id == "RDBRSS" ? "ratio" : (id ~ /^WATCH/ ? "commits/s" : "req/s")
 		printf "%-24s %-9s %11.1f %11.1f %6s %11s %8s %8s %8s %8s\n", label[id], unit, median(L[id, "mw", "v"]), median(L[id, "redis", "v"]),
 			q == "" ? "-" : sprintf("%.2f", median(q)), q == "" ? "-" : sprintf("%.2f-%.2f", lo(q), hi(q)),
 			median(L[id, "mw", "p99"]), median(L[id, "redis", "p99"]), median(L[id, "mw", "cpu"]), median(L[id, "redis", "cpu"])

@@ -28,7 +28,7 @@ var boolParams = []paramDef{
 	boolParam("cluster-require-full-coverage", "", 0, true).acted(),
 	boolParam("rdb-save-incremental-fsync", "", 0, true),
 	boolParam("aof-load-truncated", "", 0, true).typed(boolField(func(c *Config) *bool { return &c.AOFLoadTruncated })),
-	boolParam("aof-use-rdb-preamble", "", 0, true),
+	boolParam("aof-use-rdb-preamble", "", 0, true).acted(),
 	boolParam("aof-timestamp-enabled", "", 0, false),
 	boolParam("cluster-replica-no-failover", "cluster-slave-no-failover", 0, false),
 	boolParam("replica-lazy-flush", "slave-lazy-flush", 0, false),

@@ -20,7 +20,7 @@ import (
 //	MIGRATE host port key|"" destination-db timeout [COPY] [REPLACE]
 //	        [AUTH password | AUTH2 username password] [KEYS key ...]
 //
-// The keys are sent as RESTORE commands (DUMP payloads, the remaining TTL,
+// The keys are sent as RESTORE commands (as outside cluster mode; DUMP payloads, the remaining TTL,
 // REPLACE) after AUTH and, when the cached connection has another database
 // selected, SELECT, all in one write; then one reply line each is read.
 // Each acknowledged key is deleted here through db's choke point (watchers
@@ -47,7 +47,6 @@ var (
 	errMigrateConnect = protocol.Error("IOERR error or timeout connecting to the client")
 	errMigrateWrite   = protocol.Error("IOERR error or timeout writing to target instance")
 	errMigrateRead    = protocol.Error("IOERR error or timeout reading to target instance")
-	propRESTOREASKING = []byte("RESTORE-ASKING")
 	propAUTH          = []byte("AUTH")
 	propSELECT        = []byte("SELECT")
 	propREPLACE       = []byte("REPLACE")
@@ -185,11 +184,9 @@ func (s *Server) migrateOnceLocked(c *client, cs *migrateConn, name string, m *m
 			}
 			ttl = max(ttl, 1)
 		}
-		restore := propRESTORE
-		if paramOr(&s.cfg, "cluster-enabled", "no") == "yes" {
-			restore = propRESTOREASKING
-		}
-		parts := [][]byte{restore, keys[i], strconv.AppendInt(nil, ttl, 10), rdb.DumpPayload(db.ValueOf(kv), &o)}
+		// RESTORE: miniwatchd has no cluster mode, where Redis sends
+		// RESTORE-ASKING.
+		parts := [][]byte{propRESTORE, keys[i], strconv.AppendInt(nil, ttl, 10), rdb.DumpPayload(db.ValueOf(kv), &o)}
 		if m.replace {
 			parts = append(parts, propREPLACE)
 		}
