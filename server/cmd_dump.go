@@ -29,9 +29,10 @@ var (
 	// errDumpType: a value type the rdb codec does not hold (none today:
 	// db.ValueOf covers every type); a guard, so a type added without a
 	// codec fails its DUMP instead of the server.
-	errDumpType = protocol.Error("ERR DUMP of this value type is not supported")
-	propRESTORE = []byte("RESTORE")
-	propABSTTL  = []byte("ABSTTL")
+	errDumpType       = protocol.Error("ERR DUMP of this value type is not supported")
+	propRESTORE       = []byte("RESTORE")
+	propRESTOREAsking = []byte("RESTORE-ASKING") // MIGRATE in cluster mode
+	propABSTTL        = []byte("ABSTTL")
 )
 
 // rdbOptionsLocked returns the encoder's settings from the configuration.

@@ -184,9 +184,13 @@ func (s *Server) migrateOnceLocked(c *client, cs *migrateConn, name string, m *m
 			}
 			ttl = max(ttl, 1)
 		}
-		// RESTORE: miniwatchd has no cluster mode, where Redis sends
-		// RESTORE-ASKING.
-		parts := [][]byte{propRESTORE, keys[i], strconv.AppendInt(nil, ttl, 10), rdb.DumpPayload(db.ValueOf(kv), &o)}
+		// RESTORE, or RESTORE-ASKING in cluster mode so that the target
+		// takes the key into a slot it is importing (Redis's migrateCommand).
+		restore := propRESTORE
+		if s.cluster.on {
+			restore = propRESTOREAsking
+		}
+		parts := [][]byte{restore, keys[i], strconv.AppendInt(nil, ttl, 10), rdb.DumpPayload(db.ValueOf(kv), &o)}
 		if m.replace {
 			parts = append(parts, propREPLACE)
 		}
