@@ -167,6 +167,12 @@ func cmdClientList(c *client, args [][]byte) {
 
 // kind returns the client type CLIENT LIST TYPE and CLIENT KILL TYPE filter on.
 func (c *client) kind() string {
+	if c.link != nil {
+		return "master"
+	}
+	if c.repl != nil && c.repl.state != 0 && !c.ops.monitor {
+		return "replica"
+	}
 	if c.ps.subscribed() {
 		return "pubsub"
 	}
@@ -373,7 +379,7 @@ func (s *Server) closeTimedOutClientsLocked() {
 		if cl.sock == nil || cl.lastActive.Load() >= limit {
 			continue
 		}
-		if cl.ps.subscribed() || cl.blocked != nil || cl.ops.monitor {
+		if cl.ps.subscribed() || cl.blocked != nil || cl.ops.monitor || cl.link != nil || (cl.repl != nil && cl.repl.state != 0) {
 			continue // subscribers and monitors never time out; blocked clients have their own timeout
 		}
 		s.disconnectLocked(cl)

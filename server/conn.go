@@ -121,6 +121,7 @@ func (s *Server) processLocked(c *client) {
 	c.qbuf.Store(int64(c.parser.Buffered()))
 	for !c.closeAfterRply && !c.killed.Load() && c.blocked == nil {
 		c.parser.Unauthenticated = !c.authenticated
+		before := c.parser.Buffered()
 		args, ok, err := c.parser.Next()
 		if err != nil {
 			c.fail(protocol.Error(protocolErrorReply(err)))
@@ -130,6 +131,10 @@ func (s *Server) processLocked(c *client) {
 		}
 		if !ok {
 			break
+		}
+		if c.link != nil { // the master's stream (repl_replica.go)
+			s.masterCommandLocked(c, args, before-c.parser.Buffered())
+			continue
 		}
 		if len(args) == 0 {
 			continue // an empty inline line or *0: no reply

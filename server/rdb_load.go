@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"strings"
@@ -37,48 +38,8 @@ func (s *Server) loadRDBOnStartLocked() error {
 		return fmt.Errorf("Fatal error loading the DB: %s. Exiting.", strerror(err))
 	}
 	start := time.Now()
-	now := s.clock.UnixMilli()
-	loaded, expired := int64(0), int64(0)
-	cur := 0
-	h := &rdb.Handler{
-		SelectDB: func(id int) error {
-			if id >= s.ks.Len() {
-				return fmt.Errorf("FATAL: Data file was created with a Redis server configured to handle more than %d databases. Exiting", s.ks.Len())
-			}
-			cur = id
-			return nil
-		},
-		ResizeDB: func(size, expires uint64) error {
-			s.ks.DB(cur).Reserve(size, expires)
-			return nil
-		},
-		Aux: func(k, v []byte) error {
-			if string(k) == "redis-ver" {
-				s.log.Info("Loading RDB produced by version " + string(v))
-			}
-			return nil
-		},
-		Function: func(code []byte) error {
-			if _, errText := s.functionsLocked().Load(code, false); errText != "" {
-				return fmt.Errorf("Failed loading library: %s", errText)
-			}
-			return nil
-		},
-		Key: func(id int, key []byte, v *rdb.Value, m rdb.KeyMeta) error {
-			if m.ExpireAt >= 0 && m.ExpireAt < now {
-				expired++
-				return nil
-			}
-			s.ks.DB(id).LoadKey(key, v, db.RestoreOptions{Deadline: m.ExpireAt, IdleSecs: m.IdleSecs, Freq: m.Freq})
-			loaded++
-			return nil
-		},
-	}
-	if _, err := rdb.Load(f, st.Size(), h, rdb.LoadOptions{Deep: paramOr(&s.cfg, "sanitize-dump-payload", "no") == "yes"}); err != nil {
-		var re *rdb.Error
-		if errors.As(err, &re) {
-			return fmt.Errorf("Short read or OOM loading DB. Unrecoverable error, aborting now (%s)", re)
-		}
+	loaded, expired, err := s.loadRDBFromLocked(f, st.Size(), true)
+	if err != nil {
 		return err
 	}
 	s.rdb.loadedKeys, s.rdb.expiredOnLoad = loaded, expired
@@ -111,4 +72,54 @@ func (s *Server) infoRDBLocked(b *strings.Builder) {
 	field(b, "rdb_last_cow_size", 0)
 	field(b, "rdb_last_load_keys_expired", s.rdb.expiredOnLoad)
 	field(b, "rdb_last_load_keys_loaded", s.rdb.loadedKeys)
+}
+
+// loadRDBFromLocked loads an RDB of size bytes from r into the keyspace
+// (rdbLoadRio). A master skips keys whose deadline passed; a replica loads
+// them (its master deletes them).
+func (s *Server) loadRDBFromLocked(r io.Reader, size int64, master bool) (loaded, expired int64, err error) {
+	now := s.clock.UnixMilli()
+	cur := 0
+	h := &rdb.Handler{
+		SelectDB: func(id int) error {
+			if id >= s.ks.Len() {
+				return fmt.Errorf("FATAL: Data file was created with a Redis server configured to handle more than %d databases. Exiting", s.ks.Len())
+			}
+			cur = id
+			return nil
+		},
+		ResizeDB: func(size, expires uint64) error {
+			s.ks.DB(cur).Reserve(size, expires)
+			return nil
+		},
+		Aux: func(k, v []byte) error {
+			if string(k) == "redis-ver" {
+				s.log.Info("Loading RDB produced by version " + string(v))
+			}
+			return nil
+		},
+		Function: func(code []byte) error {
+			if _, errText := s.functionsLocked().Load(code, false); errText != "" {
+				return fmt.Errorf("Failed loading library: %s", errText)
+			}
+			return nil
+		},
+		Key: func(id int, key []byte, v *rdb.Value, m rdb.KeyMeta) error {
+			if master && m.ExpireAt >= 0 && m.ExpireAt < now {
+				expired++
+				return nil
+			}
+			s.ks.DB(id).LoadKey(key, v, db.RestoreOptions{Deadline: m.ExpireAt, IdleSecs: m.IdleSecs, Freq: m.Freq})
+			loaded++
+			return nil
+		},
+	}
+	if _, err := rdb.Load(r, size, h, rdb.LoadOptions{Deep: paramOr(&s.cfg, "sanitize-dump-payload", "no") == "yes"}); err != nil {
+		var re *rdb.Error
+		if errors.As(err, &re) {
+			return 0, 0, fmt.Errorf("Short read or OOM loading DB. Unrecoverable error, aborting now (%s)", re)
+		}
+		return 0, 0, err
+	}
+	return loaded, expired, nil
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -78,6 +79,7 @@ func (s *Server) writeRDBHeaderLocked(w *rdb.Writer, aofBase bool) {
 	w.Aux("redis-bits", "64")
 	w.Aux("ctime", fmt.Sprint(time.Now().Unix()))
 	w.Aux("used-mem", fmt.Sprint(s.usedMemoryLocked()))
+	s.replAuxLocked(w) // repl_master.go: repl-stream-db, repl-id, repl-offset
 	base := "0"
 	if aofBase {
 		base = "1"
@@ -115,28 +117,7 @@ func (s *Server) saveRDBLocked(path string, aofBase bool) error {
 		return err
 	}
 	bw := bufio.NewWriterSize(f, 256<<10)
-	o := s.rdbOptionsLocked()
-	w := rdb.NewWriter(bw, o, s.rdbChecksumLocked())
-	s.writeRDBHeaderLocked(w, aofBase)
-	lru := s.saveAccessLocked()
-	var rec []byte
-	for i := 0; i < s.ks.Len(); i++ {
-		d := s.ks.DB(i)
-		if d.Size() == 0 {
-			continue
-		}
-		w.SelectDB(i, d.Size(), d.Expires())
-		for cur := uint64(0); ; {
-			cur = d.Walk(cur, 1024, func(kv db.KeyView) {
-				rec = s.keyRecordLocked(rec[:0], d, kv, lru, &o)
-				w.Raw(rec)
-			})
-			if cur == 0 {
-				break
-			}
-		}
-	}
-	_, err = w.Close()
+	err = s.writeRDBLocked(bw, aofBase)
 	if err == nil {
 		err = bw.Flush()
 	}
@@ -159,6 +140,34 @@ func (s *Server) saveRDBLocked(path string, aofBase bool) error {
 	s.rdb.lastSave = time.Now().Unix()
 	s.rdb.lastBGOK = true
 	return nil
+}
+
+// writeRDBLocked writes the whole dataset as an RDB file to out, under
+// the engine lock (SAVE and the snapshot of a full resync).
+func (s *Server) writeRDBLocked(out io.Writer, aofBase bool) error {
+	o := s.rdbOptionsLocked()
+	w := rdb.NewWriter(out, o, s.rdbChecksumLocked())
+	s.writeRDBHeaderLocked(w, aofBase)
+	lru := s.saveAccessLocked()
+	var rec []byte
+	for i := 0; i < s.ks.Len(); i++ {
+		d := s.ks.DB(i)
+		if d.Size() == 0 {
+			continue
+		}
+		w.SelectDB(i, d.Size(), d.Expires())
+		for cur := uint64(0); ; {
+			cur = d.Walk(cur, 1024, func(kv db.KeyView) {
+				rec = s.keyRecordLocked(rec[:0], d, kv, lru, &o)
+				w.Raw(rec)
+			})
+			if cur == 0 {
+				break
+			}
+		}
+	}
+	_, err := w.Close()
+	return err
 }
 
 func cmdSave(c *client, args [][]byte) {

@@ -1,0 +1,93 @@
+package server
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// INFO replication and ROLE (Redis 7.0 genRedisInfoString's replication
+// section, roleCommand), for a master and for a replica (repl_replica.go
+// keeps the link's state).
+
+// replicaStateName is INFO's state= of a replica.
+func replicaStateName(r *replicaLink) string {
+	if r.state == replWaitStart {
+		return "wait_bgsave"
+	}
+	return "online"
+}
+
+func (s *Server) infoReplication(b *strings.Builder) {
+	l := s.repl.link
+	if l == nil {
+		field(b, "role", "master")
+	} else {
+		field(b, "role", "slave")
+		s.infoReplicaLinkLocked(b, l) // repl_replica.go
+	}
+	field(b, "connected_slaves", len(s.repl.replicas))
+	if s.ops.minReplicas > 0 && s.ops.minReplicasLag > 0 {
+		field(b, "min_slaves_good_slaves", s.replGoodReplicasLocked())
+	}
+	now := time.Now().Unix()
+	for i, c := range s.repl.replicas {
+		r := c.repl
+		lag := int64(0)
+		if r.state == replOnline {
+			lag = now - r.ackTime.Unix()
+		}
+		fmt.Fprintf(b, "slave%d:ip=%s,port=%d,state=%s,offset=%d,lag=%d\r\n",
+			i, replicaIP(c), r.port, replicaStateName(r), r.ackOff, lag)
+	}
+	field(b, "master_failover_state", "no-failover")
+	field(b, "master_replid", s.replIDLocked())
+	field(b, "master_replid2", s.replID2Text())
+	field(b, "master_repl_offset", s.repl.offset)
+	field(b, "second_repl_offset", s.repl.secondOffset)
+	bl := s.repl.backlog
+	if bl == nil {
+		field(b, "repl_backlog_active", 0)
+		field(b, "repl_backlog_size", s.paramInt("repl-backlog-size"))
+		field(b, "repl_backlog_first_byte_offset", 0)
+		field(b, "repl_backlog_histlen", 0)
+		return
+	}
+	field(b, "repl_backlog_active", 1)
+	field(b, "repl_backlog_size", s.paramInt("repl-backlog-size"))
+	field(b, "repl_backlog_first_byte_offset", bl.first)
+	field(b, "repl_backlog_histlen", bl.histlen)
+}
+
+func cmdRole(c *client, args [][]byte) {
+	s := c.srv
+	if l := s.repl.link; l != nil {
+		c.w.Array(5)
+		c.w.BulkString("slave")
+		c.w.BulkString(l.host)
+		c.w.Int(int64(l.port))
+		c.w.BulkString(l.roleState())
+		off := int64(-1)
+		if l.client != nil {
+			off = l.offset
+		}
+		c.w.Int(off)
+		return
+	}
+	c.w.Array(3)
+	c.w.BulkString("master")
+	c.w.Int(s.repl.offset)
+	d := c.w.DeferLen()
+	n := 0
+	for _, r := range s.repl.replicas {
+		if r.repl.state != replOnline {
+			continue
+		}
+		c.w.Array(3)
+		c.w.BulkString(replicaIP(r))
+		c.w.BulkInt(r.repl.port)
+		c.w.BulkInt(r.repl.ackOff)
+		n++
+	}
+	c.w.SetArrayLen(d, n)
+}
