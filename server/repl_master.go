@@ -43,9 +43,9 @@ type replState struct {
 	waiting      []*client // clients blocked in WAIT
 	cronLoops    int64     // replication_cron_loops
 	lastCron     time.Time
-	syncFull     int64 // INFO stats sync_full
-	partialOK    int64 // sync_partial_ok
-	partialErr   int64 // sync_partial_err
+	syncFull     int64       // INFO stats sync_full
+	partialOK    int64       // sync_partial_ok
+	partialErr   int64       // sync_partial_err
 	link         *masterLink // the replica side (repl_replica.go); nil for a master
 }
 
