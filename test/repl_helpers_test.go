@@ -212,6 +212,9 @@ func firstStreamDiff(a, b []byte) string {
 type replWorkload struct {
 	seed int64
 	ops  int
+	// noStreams leaves streams out, for data that goes through a
+	// snapshot: rdb/ has no stream codec yet (rdb/doc.go).
+	noStreams bool
 }
 
 // run sends the workload through a (and b for the blocked pops).
@@ -253,12 +256,18 @@ func (w replWorkload) run(t *testing.T, a, b *respConn) {
 	do("PFADD", "hll", "a", "b", "c")
 	do("PFMERGE", "hll2", "hll")
 	do("GEOADD", "geo", "13.361389", "38.115556", "Palermo", "15.087269", "37.502669", "Catania")
-	do("XADD", "st", "1-1", "f", "v")
-	do("XADD", "st", "MAXLEN", "10", "2-1", "g", "w")
-	do("XGROUP", "CREATE", "st", "grp", "0")
-	do("XREADGROUP", "GROUP", "grp", "alice", "COUNT", "1", "STREAMS", "st", ">")
-	do("XACK", "st", "grp", "1-1")
-	do("XDEL", "st", "2-1")
+	if !w.noStreams {
+		st := "st" + strconv.FormatInt(w.seed, 10)
+		do("XADD", st, "1-1", "f", "v")
+		do("XADD", st, "MAXLEN", "10", "2-1", "g", "w")
+		do("XADD", st, "3-1", "h", "x")
+		do("XGROUP", "CREATE", st, "grp", "0")
+		do("XREADGROUP", "GROUP", "grp", "alice", "COUNT", "1", "STREAMS", st, ">")
+		do("XREADGROUP", "GROUP", "grp", "bob", "NOACK", "COUNT", "1", "STREAMS", st, ">")
+		do("XACK", st, "grp", "1-1")
+		do("XDEL", st, "2-1")
+		do("XCLAIM", st, "grp", "carol", "0", "3-1")
+	}
 	do("MULTI")
 	do("SET", "tx1", "1")
 	do("INCR", "tx2")
@@ -301,6 +310,8 @@ func (w replWorkload) run(t *testing.T, a, b *respConn) {
 		do(cmd...)
 	}
 	do("ZADD", "zend", "1", "a")
+	do("SELECT", "4")
 	do("FLUSHDB")
+	do("SELECT", "0")
 	do("SET", "after-flush", "1")
 }
