@@ -121,7 +121,6 @@ func (s *Server) processLocked(c *client) {
 	c.qbuf.Store(int64(c.parser.Buffered()))
 	for !c.closeAfterRply && !c.killed.Load() && c.blocked == nil {
 		c.parser.Unauthenticated = !c.authenticated
-		before := c.parser.Buffered()
 		args, ok, err := c.parser.Next()
 		if err != nil {
 			c.fail(protocol.Error(protocolErrorReply(err)))
@@ -133,7 +132,7 @@ func (s *Server) processLocked(c *client) {
 			break
 		}
 		if c.link != nil { // the master's stream (repl_replica.go)
-			s.masterCommandLocked(c, args, before-c.parser.Buffered())
+			s.masterCommandLocked(c, args)
 			continue
 		}
 		if len(args) == 0 {

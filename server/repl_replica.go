@@ -226,31 +226,36 @@ func replAckCommand(off int64) []byte {
 	return aof.AppendCommand(nil, []byte("REPLCONF"), []byte("ACK"), strconv.AppendInt(nil, off, 10))
 }
 
-// masterCommandLocked runs one command of the master's stream, n bytes of
-// it: its reply is dropped, its bytes are applied to the offset and, once
-// no MULTI is open, fed to this server's backlog and replicas.
-func (s *Server) masterCommandLocked(c *client, args [][]byte, n int) {
+// masterCommandLocked runs one command of the master's stream: its reply
+// is dropped, its bytes are added to the offset and, once no MULTI is
+// open, fed to this server's backlog and replicas. The master writes every
+// command as a canonical multibulk, so its bytes are its encoding (the
+// parser's position cannot tell: it advances over a command's first part
+// before the rest has arrived).
+func (s *Server) masterCommandLocked(c *client, args [][]byte) {
 	l := c.link
 	mark := len(c.w.Buf)
+	start := len(l.fwd)
 	if len(args) > 0 {
+		l.fwd = aof.AppendCommand(l.fwd, args...)
 		s.runCommandLocked(c, args)
 		if len(c.w.Buf) > mark && c.w.Buf[mark] == '-' {
 			s.log.Warn(fmt.Sprintf("== CRITICAL == This replica is sending an error to its master: '%s' after processing the command '%s'",
 				strings.TrimRight(string(c.w.Buf[mark+1:]), "\r\n"), strings.ToLower(string(args[0]))))
 		}
-		l.fwd = aof.AppendCommand(l.fwd, args...)
 	} else {
-		l.fwd = append(l.fwd, '\n')
+		l.fwd = append(l.fwd, '\n') // an empty line: a newline keeping the link alive
 	}
+	n := int64(len(l.fwd) - start)
 	c.w.Buf = c.w.Buf[:mark]
-	l.offset += int64(n)
+	l.offset += n
 	if !c.multi.Active() {
 		s.replFeedLocked(l.fwd)
 		l.fwd = l.fwd[:0]
 	}
 	if l.ackPending {
 		l.ackPending = false
-		c.w.Raw(replAckCommand(l.offset - int64(n)))
+		c.w.Raw(replAckCommand(l.offset - n))
 	}
 }
 

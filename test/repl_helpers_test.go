@@ -212,6 +212,7 @@ func firstStreamDiff(a, b []byte) string {
 type replWorkload struct {
 	seed int64
 	ops  int
+	keys int // bulk keys of every type, written pipelined
 	// noStreams leaves streams out, for data that goes through a
 	// snapshot: rdb/ has no stream codec yet (rdb/doc.go).
 	noStreams bool
@@ -304,6 +305,7 @@ func (w replWorkload) run(t *testing.T, a, b *respConn) {
 	if _, err := b.Read(replyTimeout); err != nil {
 		t.Fatal(err)
 	}
+	w.bulk(t, a)
 	g := &typesGen{rng: rand.New(rand.NewPCG(uint64(w.seed), 0))}
 	for i := 0; i < w.ops; i++ {
 		cmd, _, _ := g.next()
@@ -314,4 +316,53 @@ func (w replWorkload) run(t *testing.T, a, b *respConn) {
 	do("FLUSHDB")
 	do("SELECT", "0")
 	do("SET", "after-flush", "1")
+}
+
+// bulk writes w.keys keys of each type through a, pipelined, in databases
+// 0 and 1.
+func (w replWorkload) bulk(t *testing.T, a *respConn) {
+	t.Helper()
+	var buf []byte
+	n := 0
+	flush := func() {
+		if err := a.SendRaw(buf); err != nil {
+			t.Fatal(err)
+		}
+		for ; n > 0; n-- {
+			if _, err := a.Read(replyTimeout); err != nil {
+				t.Fatal(err)
+			}
+		}
+		buf = buf[:0]
+	}
+	add := func(args ...string) {
+		buf = resptest.AppendCommand(buf, args...)
+		n++
+		if n >= 500 {
+			flush()
+		}
+	}
+	tag := strconv.FormatInt(w.seed, 10)
+	for i := 0; i < w.keys; i++ {
+		k := tag + ":" + strconv.Itoa(i)
+		if i == w.keys/2 {
+			add("SELECT", "1")
+		}
+		add("SET", "str:"+k, strings.Repeat("v", i%100))
+		add("INCRBY", "int:"+k, strconv.Itoa(i))
+		add("RPUSH", "list:"+k, "a", k, strconv.Itoa(i))
+		add("SADD", "set:"+k, "m"+strconv.Itoa(i%7), "m"+strconv.Itoa(i%11), strconv.Itoa(i))
+		add("ZADD", "zset:"+k, strconv.Itoa(i), "a", "1.5", "b")
+		add("HSET", "hash:"+k, "f", k, "g", strconv.Itoa(i))
+		if i%10 == 0 {
+			add("PEXPIRE", "hash:"+k, "100000000")
+			add("PFADD", "hll:"+k, "a", "b", k)
+			add("SETBIT", "bit:"+k, strconv.Itoa(i), "1")
+		}
+		if i%3 == 0 {
+			add("DEL", "int:"+k)
+		}
+	}
+	add("SELECT", "0")
+	flush()
 }

@@ -54,8 +54,8 @@ func waitSameOffset(t *testing.T, master, replica *respConn) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	t.Fatalf("offsets differ: master %s, replica %s", replInfo(t, master, "replication", "master_repl_offset"),
-		replInfo(t, replica, "replication", "slave_repl_offset"))
+	t.Fatalf("offsets differ: master %s, replica %s\n%s", replInfo(t, master, "replication", "master_repl_offset"),
+		replInfo(t, replica, "replication", "slave_repl_offset"), mustDo(t, replica, "INFO", "replication").Str+mustDo(t, replica, "CLIENT", "LIST").Str)
 }
 
 // keyDigest renders a key's type, value and whether it has a TTL, in an
@@ -165,7 +165,7 @@ func TestReplRedisReplicaOfOurs(t *testing.T) {
 	m := dialT(t, ours.addr)
 	m2 := dialT(t, ours.addr)
 	// Data before the replica attaches goes through the snapshot.
-	replWorkload{seed: 1, ops: 500, noStreams: true}.run(t, m, m2)
+	replWorkload{seed: 1, ops: 500, keys: 2000, noStreams: true}.run(t, m, m2)
 	mustDo(t, m, "SET", "big", strings.Repeat("x", 100000))
 
 	dir := t.TempDir()
@@ -178,7 +178,7 @@ func TestReplRedisReplicaOfOurs(t *testing.T) {
 	r := dialT(t, red.addr)
 	waitInfo(t, r, "replication", "master_link_status", "up", 20*time.Second)
 	// Data after goes through the stream; WAIT sees the replica's ack.
-	replWorkload{seed: 2, ops: 1500}.run(t, m, m2)
+	replWorkload{seed: 2, ops: 1500, keys: 2000}.run(t, m, m2)
 	if n := mustDo(t, m, "WAIT", "1", "5000"); n.Int != 1 {
 		t.Fatalf("WAIT 1 5000 = %v", n.Raw)
 	}
@@ -195,7 +195,7 @@ func TestReplRedisReplicaOfOurs(t *testing.T) {
 	partialBefore := replInfo(t, m, "stats", "sync_partial_ok")
 	r.Do("SHUTDOWN", "SAVE")
 	<-red.exited
-	replWorkload{seed: 3, ops: 300}.run(t, m, m2)
+	replWorkload{seed: 3, ops: 300, keys: 500}.run(t, m, m2)
 	if _, err := os.Stat(filepath.Join(dir, "dump.rdb")); err != nil {
 		t.Fatalf("the replica saved no snapshot: %v", err)
 	}
@@ -227,7 +227,7 @@ func TestReplOursReplicaOfRedis(t *testing.T) {
 	defer red.stop()
 	m := dialT(t, red.addr)
 	m2 := dialT(t, red.addr)
-	replWorkload{seed: 4, ops: 500, noStreams: true}.run(t, m, m2)
+	replWorkload{seed: 4, ops: 500, keys: 2000, noStreams: true}.run(t, m, m2)
 
 	ours, err := startOurs("--dir", t.TempDir())
 	if err != nil {
@@ -252,7 +252,7 @@ func TestReplOursReplicaOfRedis(t *testing.T) {
 	if n := mustDo(t, w, "EXEC"); !n.Null {
 		t.Fatalf("EXEC after the master changed the watched key: %q", n.Raw)
 	}
-	replWorkload{seed: 5, ops: 1500}.run(t, m, m2)
+	replWorkload{seed: 5, ops: 1500, keys: 2000}.run(t, m, m2)
 	waitSameOffset(t, m, r)
 	keys := compareDatasets(t, m, r)
 	role := mustDo(t, r, "ROLE")
@@ -264,7 +264,7 @@ func TestReplOursReplicaOfRedis(t *testing.T) {
 	// The link drops; the replica reconnects with PSYNC and continues.
 	partialBefore := replInfo(t, m, "stats", "sync_partial_ok")
 	mustDo(t, m, "CLIENT", "KILL", "TYPE", "replica")
-	replWorkload{seed: 6, ops: 300}.run(t, m, m2)
+	replWorkload{seed: 6, ops: 300, keys: 500}.run(t, m, m2)
 	waitInfo(t, r, "replication", "master_link_status", "up", 20*time.Second)
 	waitSameOffset(t, m, r)
 	if got := replInfo(t, m, "stats", "sync_partial_ok"); got == partialBefore {
