@@ -49,6 +49,9 @@ func (s *Server) replFeedLocked(b []byte) {
 // (replicationStartPendingFork).
 func (s *Server) replCronLocked() {
 	now := time.Now()
+	if b := s.repl.backlog; b != nil && int64(len(b.buf)) != s.replBacklogSizeLocked() {
+		b.resize(s.replBacklogSizeLocked()) // CONFIG SET repl-backlog-size keeps the newest bytes
+	}
 	if now.Sub(s.repl.lastCron) >= time.Second {
 		s.repl.lastCron = now
 		s.replicationCronLocked(now)

@@ -142,9 +142,13 @@ func (s *Server) addReplicaLocked(c *client) {
 
 // createBacklogLocked starts recording the stream (createReplicationBacklog).
 func (s *Server) createBacklogLocked() {
-	s.repl.backlog = newReplBacklog(s.paramInt("repl-backlog-size"), s.repl.offset+1)
+	s.repl.backlog = newReplBacklog(s.replBacklogSizeLocked(), s.repl.offset+1)
 	s.aof.prop.setRepl(true)
 }
+
+// replBacklogSizeLocked is repl-backlog-size, at least 16kb
+// (CONFIG_REPL_BACKLOG_MIN_SIZE).
+func (s *Server) replBacklogSizeLocked() int64 { return max(s.paramInt("repl-backlog-size"), 16<<10) }
 
 // changeReplIDLocked gives the server a new replication ID.
 func (s *Server) changeReplIDLocked() { s.ops.replID = newRunID() }
