@@ -477,10 +477,12 @@ func (h *replHandshake) handshake() error {
 		return h.attach(func() {
 			l := h.l
 			if id != "" && id != h.psyncID {
-				s.shiftReplIDLocked()
+				// The master's history forked from ours at our offset.
+				s.repl.replID2 = s.replIDLocked()
+				s.repl.secondOffset = s.repl.offset + 1
 				s.ops.replID = id
 				s.disconnectReplicasLocked()
-				s.log.Info("Master replication ID changed to " + id)
+				s.log.Info(fmt.Sprintf("Master replication ID changed to %s", id))
 			}
 			if s.repl.backlog == nil {
 				s.createBacklogLocked()
