@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"io"
 	"io/fs"
 	"os"
@@ -38,10 +39,12 @@ func (s *Server) loadRDBOnStartLocked() error {
 		return fmt.Errorf("Fatal error loading the DB: %s. Exiting.", strerror(err))
 	}
 	start := time.Now()
-	loaded, expired, err := s.loadRDBFromLocked(f, st.Size(), true)
+	s.rdb.loadedReplID, s.rdb.loadedReplOff = "", -1
+	loaded, expired, err := s.loadRDBFromLocked(f, st.Size(), s.repl.link == nil)
 	if err != nil {
 		return err
 	}
+	s.replLoadedInfoLocked(s.rdb.loadedReplID, s.rdb.loadedReplOff, s.rdb.loadedReplDB) // repl_replica.go
 	s.rdb.loadedKeys, s.rdb.expiredOnLoad = loaded, expired
 	s.rdb.dirtyAtSave = s.ks.Stats.Dirty
 	s.log.Info(fmt.Sprintf("Done loading RDB, keys loaded: %d, keys expired: %d.", loaded, expired))
@@ -93,8 +96,15 @@ func (s *Server) loadRDBFromLocked(r io.Reader, size int64, master bool) (loaded
 			return nil
 		},
 		Aux: func(k, v []byte) error {
-			if string(k) == "redis-ver" {
+			switch string(k) {
+			case "redis-ver":
 				s.log.Info("Loading RDB produced by version " + string(v))
+			case "repl-id":
+				s.rdb.loadedReplID = string(v)
+			case "repl-offset":
+				s.rdb.loadedReplOff, _ = strconv.ParseInt(string(v), 10, 64)
+			case "repl-stream-db":
+				s.rdb.loadedReplDB, _ = strconv.Atoi(string(v))
 			}
 			return nil
 		},

@@ -39,9 +39,14 @@ type rdbState struct {
 	lastBGTry     int64 // unix seconds of the last BGSAVE attempt
 	scheduled     bool  // BGSAVE SCHEDULE waits for the AOF rewrite
 	job           *bgsaveJob
-	loadedKeys    int64          // rdb_last_load_keys_loaded
-	expiredOnLoad int64          // rdb_last_load_keys_expired
-	shutdownSave  bool           // SHUTDOWN SAVE was given
+	loadedKeys    int64 // rdb_last_load_keys_loaded
+	expiredOnLoad int64 // rdb_last_load_keys_expired
+	shutdownSave  bool  // SHUTDOWN SAVE was given
+	// The replication aux fields of the last snapshot loaded (repl-id,
+	// repl-offset, repl-stream-db): a replica's history at start.
+	loadedReplID  string
+	loadedReplOff int64
+	loadedReplDB  int
 	wg            sync.WaitGroup // the BGSAVE goroutine
 }
 

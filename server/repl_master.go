@@ -277,12 +277,16 @@ func (s *Server) replSnapshotLocked(diskless bool) ([]byte, error) {
 // replAuxLocked adds the replication aux fields a snapshot carries while
 // the server has a backlog (rdbPopulateSaveInfo / rdbSaveInfoAuxFields).
 func (s *Server) replAuxLocked(w *rdb.Writer) {
-	if s.repl.link != nil {
-		if m := s.repl.link.client; m != nil {
-			w.Aux("repl-stream-db", strconv.Itoa(m.db.ID()))
-			w.Aux("repl-id", s.replIDLocked())
-			w.Aux("repl-offset", strconv.FormatInt(s.repl.offset, 10))
+	if l := s.repl.link; l != nil {
+		dbID := l.cachedDB
+		if m := l.client; m != nil {
+			dbID = m.db.ID()
+		} else if l.cachedID == "" || s.repl.backlog == nil {
+			return
 		}
+		w.Aux("repl-stream-db", strconv.Itoa(dbID))
+		w.Aux("repl-id", s.replIDLocked())
+		w.Aux("repl-offset", strconv.FormatInt(s.repl.offset, 10))
 		return
 	}
 	if s.repl.backlog == nil {

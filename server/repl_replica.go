@@ -64,6 +64,8 @@ type masterLink struct {
 	offset     int64   // reploff: stream bytes applied
 	cachedID   string  // history to PSYNC with ("" = none: PSYNC ? -1)
 	cachedOff  int64
+	cachedDB   int // the database the stream had selected: a partial resync continues in it
+	startDB    int // the new master client's database
 	downSince  time.Time
 	ackPending bool   // a GETACK asked for an ACK while the master's batch runs
 	fwd        []byte // applied commands of an open MULTI, fed to the backlog at EXEC
@@ -125,16 +127,17 @@ func (s *Server) replSetMasterLocked(host string, port int) {
 	}
 	l := &masterLink{host: host, port: port, state: linkConnect, gen: gen}
 	if old != nil {
-		l.cachedID, l.cachedOff, l.downSince = old.cachedID, old.cachedOff, old.downSince
+		l.cachedID, l.cachedOff, l.cachedDB, l.downSince = old.cachedID, old.cachedOff, old.cachedDB, old.downSince
 	}
 	s.repl.link = l
 	if old != nil && old.client != nil {
+		l.cachedDB = old.client.db.ID()
 		s.loop.freeLocked(old.client)
 		l.cachedID, l.cachedOff = s.replIDLocked(), s.repl.offset
 	}
 	s.disconnectBlockedClientsLocked()
 	if wasMaster {
-		l.cachedID, l.cachedOff = s.replIDLocked(), s.repl.offset
+		l.cachedID, l.cachedOff, l.cachedDB = s.replIDLocked(), s.repl.offset, 0
 		s.repl.selected = -1
 	}
 	s.log.Info(fmt.Sprintf("Connecting to MASTER %s:%d", host, port))
@@ -268,7 +271,7 @@ func masterClientFree(s *Server, c *client) {
 	}
 	l.client = nil
 	l.fwd = l.fwd[:0]
-	l.cachedID, l.cachedOff = s.replIDLocked(), s.repl.offset
+	l.cachedID, l.cachedOff, l.cachedDB = s.replIDLocked(), s.repl.offset, c.db.ID()
 	l.offset = s.repl.offset
 	l.state = linkConnect
 	l.downSince = time.Now()
@@ -488,6 +491,7 @@ func (h *replHandshake) handshake() error {
 				s.createBacklogLocked()
 			}
 			l.offset = h.psyncOff - 1
+			l.startDB = l.cachedDB
 			s.log.Info("MASTER <-> REPLICA sync: Master accepted a Partial Resynchronization.")
 		})
 	case strings.HasPrefix(r, "-NOMASTERLINK"), strings.HasPrefix(r, "-LOADING"):
@@ -568,6 +572,7 @@ func (h *replHandshake) fullSync(id string, off int64) error {
 		s.repl.offset = off
 		s.createBacklogLocked()
 		h.l.offset = off
+		h.l.startDB = 0 // the stream after a snapshot starts with SELECT
 		s.log.Info("MASTER <-> REPLICA sync: Finished with success")
 	})
 	if loadErr != nil {
@@ -672,6 +677,7 @@ func (h *replHandshake) attach(setup func()) error {
 	rc, _ := sock.SyscallConn()
 	c.sock, c.fd = sock, fd
 	c.link = h.l
+	c.db = s.ks.DB(h.l.startDB)
 	c.authenticated = true
 	c.user = nil
 	c.replay = true
@@ -817,4 +823,19 @@ func (s *Server) replStartLocked() {
 		return
 	}
 	s.repl.link = &masterLink{host: v[0], port: port, state: linkConnect}
+}
+
+// replLoadedInfoLocked takes the replication ID, offset and stream
+// database a snapshot saved (its aux fields) when the server starts as a
+// replica, so it asks its master for a partial resync.
+func (s *Server) replLoadedInfoLocked(id string, off int64, streamDB int) {
+	l := s.repl.link
+	if l == nil || len(id) != 40 || off < 0 {
+		return
+	}
+	s.ops.replID = id
+	s.repl.offset = off
+	s.createBacklogLocked()
+	l.cachedID, l.cachedOff, l.cachedDB, l.offset = id, off, max(streamDB, 0), off
+	s.log.Info(fmt.Sprintf("Using the replication ID %s and offset %d from the snapshot", id, off))
 }
