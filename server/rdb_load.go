@@ -3,10 +3,10 @@ package server
 import (
 	"errors"
 	"fmt"
-	"strconv"
 	"io"
 	"io/fs"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
