@@ -131,7 +131,9 @@ func cmdClientList(c *client, args [][]byte) {
 			kind = strings.ToLower(string(args[3]))
 			switch kind {
 			case "normal", "pubsub":
-			case "master", "replica", "slave":
+			case "master", "replica":
+			case "slave":
+				kind = "replica"
 			default:
 				c.fail(protocol.Error("ERR Unknown client type '" + string(args[3]) + "'"))
 				return
@@ -298,7 +300,9 @@ func cmdClientKill(c *client, args [][]byte) {
 		case "type":
 			t = strings.ToLower(string(val))
 			switch t {
-			case "normal", "pubsub", "master", "replica", "slave":
+			case "normal", "pubsub", "master", "replica":
+			case "slave":
+				t = "replica"
 			default:
 				c.fail(protocol.Error("ERR Unknown client type '" + string(val) + "'"))
 				return
