@@ -130,6 +130,7 @@ func (s *Server) replSetMasterLocked(host string, port int) {
 		l.cachedID, l.cachedOff, l.cachedDB, l.downSince = old.cachedID, old.cachedOff, old.cachedDB, old.downSince
 	}
 	s.repl.link = l
+	s.ks.SetReplicaExpiry(true)
 	if old != nil && old.client != nil {
 		l.cachedDB = old.client.db.ID()
 		s.loop.freeLocked(old.client)
@@ -164,6 +165,7 @@ func (s *Server) replUnsetMasterLocked() {
 	s.log.Info("Connection with master lost.")
 	l.gen++
 	s.repl.link = nil
+	s.ks.SetReplicaExpiry(false)
 	if l.client != nil {
 		s.loop.freeLocked(l.client)
 	}
@@ -241,7 +243,9 @@ func (s *Server) masterCommandLocked(c *client, args [][]byte) {
 	start := len(l.fwd)
 	if len(args) > 0 {
 		l.fwd = aof.AppendCommand(l.fwd, args...)
+		s.ks.SetStaleVisible(true) // the master's commands see keys it has not expired yet
 		s.runCommandLocked(c, args)
+		s.ks.SetStaleVisible(false)
 		if len(c.w.Buf) > mark && c.w.Buf[mark] == '-' {
 			s.log.Warn(fmt.Sprintf("== CRITICAL == This replica is sending an error to its master: '%s' after processing the command '%s'",
 				strings.TrimRight(string(c.w.Buf[mark+1:]), "\r\n"), strings.ToLower(string(args[0]))))
@@ -823,6 +827,7 @@ func (s *Server) replStartLocked() {
 		return
 	}
 	s.repl.link = &masterLink{host: v[0], port: port, state: linkConnect}
+	s.ks.SetReplicaExpiry(true)
 }
 
 // replLoadedInfoLocked takes the replication ID, offset and stream
