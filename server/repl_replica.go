@@ -392,15 +392,46 @@ func (h *replHandshake) send(args ...string) error {
 func (h *replHandshake) line() (string, error) {
 	for {
 		h.conn.SetReadDeadline(time.Now().Add(h.timeout))
-		s, err := h.br.ReadString('\n')
+		b, err := h.br.ReadSlice('\n') // at most the reader's 64kb: a longer line fails
 		if err != nil {
 			return "", err
 		}
-		s = strings.TrimRight(s, "\r\n")
-		if s != "" {
+		if s := strings.TrimRight(string(b), "\r\n"); s != "" {
 			return s, nil
 		}
 	}
+}
+
+// parseFullResync parses "+FULLRESYNC <replid> <offset>".
+func parseFullResync(r string) (id string, off int64, ok bool) {
+	f := strings.Fields(r)
+	if len(f) != 3 || f[0] != "+FULLRESYNC" || len(f[1]) != 40 {
+		return "", 0, false
+	}
+	off, err := strconv.ParseInt(f[2], 10, 64)
+	if err != nil || off < -1 {
+		return "", 0, false
+	}
+	return f[1], off, true
+}
+
+// parseSnapshotHeader parses a snapshot's header line: "$EOF:<40 chars>"
+// (mark set) or "$<len>".
+func parseSnapshotHeader(r string) (mark string, size int64, ok bool) {
+	if rest, isEOF := strings.CutPrefix(r, "$EOF:"); isEOF {
+		if len(rest) != 40 {
+			return "", 0, false
+		}
+		return rest, 0, true
+	}
+	if len(r) < 2 || r[0] != '$' {
+		return "", 0, false
+	}
+	n, err := strconv.ParseInt(r[1:], 10, 64)
+	if err != nil || n < 0 {
+		return "", 0, false
+	}
+	return "", n, true
 }
 
 func (h *replHandshake) handshake() error {
@@ -468,16 +499,12 @@ func (h *replHandshake) handshake() error {
 	}
 	switch {
 	case strings.HasPrefix(r, "+FULLRESYNC"):
-		f := strings.Fields(r)
-		if len(f) != 3 {
+		id, off, ok := parseFullResync(r)
+		if !ok {
 			return fmt.Errorf("Master replied with wrong +FULLRESYNC syntax.")
 		}
-		off, err := strconv.ParseInt(f[2], 10, 64)
-		if err != nil {
-			return fmt.Errorf("Master replied with wrong +FULLRESYNC syntax.")
-		}
-		s.log.Info(fmt.Sprintf("Full resync from master: %s:%d", f[1], off))
-		return h.fullSync(f[1], off)
+		s.log.Info(fmt.Sprintf("Full resync from master: %s:%d", id, off))
+		return h.fullSync(id, off)
 	case strings.HasPrefix(r, "+CONTINUE"):
 		id := strings.TrimSpace(strings.TrimPrefix(r, "+CONTINUE"))
 		s.log.Info("Successful partial resynchronization with master.")
@@ -533,16 +560,15 @@ func (h *replHandshake) fullSync(id string, off int64) error {
 	h.l.xferRead, h.l.xferLastIO = 0, time.Now()
 	s.mu.Unlock()
 	var payload []byte
-	if strings.HasPrefix(r, "$EOF:") && len(r) == 5+40 {
-		mark := r[5:]
+	mark, n, ok := parseSnapshotHeader(r)
+	switch {
+	case !ok:
+		return fmt.Errorf("Bad protocol from MASTER: %s", r)
+	case mark != "":
 		h.setXfer(-1)
 		s.log.Info("MASTER <-> REPLICA sync: receiving streamed RDB from master with EOF to disk")
 		payload, err = h.readUntilMark([]byte(mark))
-	} else {
-		n, perr := strconv.ParseInt(r[1:], 10, 64)
-		if perr != nil || n < 0 {
-			return fmt.Errorf("Bad protocol from MASTER: %s", r)
-		}
+	default:
 		h.setXfer(n)
 		s.log.Info(fmt.Sprintf("MASTER <-> REPLICA sync: receiving %d bytes from master to disk", n))
 		payload, err = h.readN(n)
