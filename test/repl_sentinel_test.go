@@ -17,21 +17,31 @@ import (
 // miniwatchd master with a miniwatchd replica and a redis-server replica.
 // The master dies; Sentinel promotes a replica and reconfigures the other;
 // a go-redis FailoverClient keeps working, and every write confirmed by
-// WAIT before the failure is on the new master.
-func TestReplSentinelFailover(t *testing.T) {
+// WAIT before the failure is on the new master. replica-priority makes
+// Sentinel promote the miniwatchd replica in one test and the
+// redis-server one in the other.
+func TestReplSentinelFailoverToOurs(t *testing.T) { testSentinelFailover(t, "miniwatchd") }
+
+func TestReplSentinelFailoverToRedis(t *testing.T) { testSentinelFailover(t, "redis-server") }
+
+func testSentinelFailover(t *testing.T, promote string) {
 	requireRedis(t)
+	oursPrio, redisPrio := "10", "100"
+	if promote == "redis-server" {
+		oursPrio, redisPrio = "100", "10"
+	}
 	master, err := startOurs("--repl-diskless-sync-delay", "0", "--dir", t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer master.stop()
 	mport := strconv.Itoa(master.port)
-	r1, err := startOurs("--replicaof", "127.0.0.1", mport, "--repl-diskless-sync-delay", "0", "--dir", t.TempDir())
+	r1, err := startOurs("--replicaof", "127.0.0.1", mport, "--repl-diskless-sync-delay", "0", "--replica-priority", oursPrio, "--dir", t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r1.stop()
-	r2, err := startRedis("--replicaof", "127.0.0.1", mport, "--dir", t.TempDir())
+	r2, err := startRedis("--replicaof", "127.0.0.1", mport, "--replica-priority", redisPrio, "--dir", t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,6 +99,9 @@ func TestReplSentinelFailover(t *testing.T) {
 	promoted, other := r1, r2
 	if newMaster == r2.addr {
 		promoted, other = r2, r1
+	}
+	if promoted.name != promote {
+		t.Fatalf("Sentinel promoted %s, not the %s replica with the best replica-priority", promoted.name, promote)
 	}
 	waitInfo(t, dialT(t, promoted.addr), "replication", "role", "master", 20*time.Second)
 	oc := dialT(t, other.addr)
