@@ -91,3 +91,76 @@ func cmdRole(c *client, args [][]byte) {
 	}
 	c.w.SetArrayLen(d, n)
 }
+
+// roleState is ROLE's state of the link.
+func (l *masterLink) roleState() string {
+	switch l.state {
+	case linkConnect:
+		return "connect"
+	case linkHandshake:
+		return "handshake"
+	case linkTransfer:
+		return "sync"
+	case linkConnected:
+		return "connected"
+	}
+	return "unknown"
+}
+
+// infoReplicaLinkLocked writes INFO replication's replica fields.
+func (s *Server) infoReplicaLinkLocked(b *strings.Builder, l *masterLink) {
+	now := time.Now()
+	off, readOff := int64(1), int64(1)
+	lastIO := int64(-1)
+	if c := l.client; c != nil {
+		off, readOff = l.offset, l.offset+int64(c.parser.Buffered())
+		lastIO = (now.UnixMilli() - c.lastActive.Load()) / 1000
+	} else if l.cachedID != "" {
+		off, readOff = l.cachedOff, l.cachedOff
+	}
+	field(b, "master_host", l.host)
+	field(b, "master_port", l.port)
+	status := "down"
+	if l.state == linkConnected {
+		status = "up"
+	}
+	field(b, "master_link_status", status)
+	field(b, "master_last_io_seconds_ago", lastIO)
+	sync := 0
+	if l.state == linkTransfer {
+		sync = 1
+	}
+	field(b, "master_sync_in_progress", sync)
+	field(b, "slave_read_repl_offset", readOff)
+	field(b, "slave_repl_offset", off)
+	if l.state == linkTransfer {
+		size := max(l.xferSize, 0)
+		perc := 0.0
+		if size > 0 {
+			perc = float64(l.xferRead) / float64(size) * 100
+		}
+		field(b, "master_sync_total_bytes", l.xferSize)
+		field(b, "master_sync_read_bytes", l.xferRead)
+		field(b, "master_sync_left_bytes", size-l.xferRead)
+		field(b, "master_sync_perc", fmt.Sprintf("%.2f", perc))
+		field(b, "master_sync_last_io_seconds_ago", int64(now.Sub(l.xferLastIO).Seconds()))
+	}
+	if l.state != linkConnected {
+		down := int64(-1)
+		if !l.downSince.IsZero() {
+			down = int64(now.Sub(l.downSince).Seconds())
+		}
+		field(b, "master_link_down_since_seconds", down)
+	}
+	field(b, "slave_priority", s.paramInt("replica-priority"))
+	ro := 0
+	if s.paramText("replica-read-only") == "yes" {
+		ro = 1
+	}
+	field(b, "slave_read_only", ro)
+	ann := 0
+	if s.paramText("replica-announced") == "yes" {
+		ann = 1
+	}
+	field(b, "replica_announced", ann)
+}
