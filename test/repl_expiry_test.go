@@ -1,7 +1,9 @@
 package test
 
 import (
+	"fmt"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -10,7 +12,7 @@ import (
 // expiry off) has a redis-server replica and a miniwatchd replica. A key
 // past its deadline reads as missing on both replicas but stays counted
 // until the master's DEL arrives; the replies of both replicas are
-// compared at each step.
+// compared at each step, then INFO replication's fields and ROLE.
 func TestReplReplicaKeepsStaleKeysLikeRedis(t *testing.T) {
 	requireRedis(t)
 	red, err := startRedis("--repl-diskless-sync-delay", "0", "--dir", t.TempDir())
@@ -60,4 +62,26 @@ func TestReplReplicaKeepsStaleKeysLikeRedis(t *testing.T) {
 		waitSameOffset(t, m, r)
 	}
 	step("after the master's DEL", probe...)
+
+	// INFO replication has the same fields in the same order, and ROLE
+	// the same shape, on both replicas.
+	var fields [2][]string
+	for i, r := range reps {
+		for _, l := range strings.Split(mustDo(t, r, "INFO", "replication").Str, "\r\n") {
+			if name, _, ok := strings.Cut(l, ":"); ok {
+				fields[i] = append(fields[i], name)
+			}
+		}
+	}
+	if strings.Join(fields[0], ",") != strings.Join(fields[1], ",") {
+		t.Fatalf("INFO replication fields:\n redis: %q\n ours:  %q", fields[0], fields[1])
+	}
+	var roles [2]string
+	for i, r := range reps {
+		n := mustDo(t, r, "ROLE")
+		roles[i] = fmt.Sprintf("%d %s %s %d %s", len(n.Elems), n.Elems[0].Str, n.Elems[1].Str, n.Elems[2].Int, n.Elems[3].Str)
+	}
+	if roles[0] != roles[1] {
+		t.Fatalf("ROLE: redis %q, ours %q", roles[0], roles[1])
+	}
 }
