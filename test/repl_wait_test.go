@@ -2,6 +2,7 @@ package test
 
 import (
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -9,7 +10,8 @@ import (
 // TestReplWaitAndMinReplicasMatchRedis runs the same WAIT and
 // min-replicas-to-write sequence on a redis-server master and on a
 // miniwatchd master, each with one redis-server replica that is stopped
-// halfway, and compares every reply (and WAIT's timeout).
+// halfway, and compares every reply, INFO replication's field names and
+// WAIT's timeout.
 func TestReplWaitAndMinReplicasMatchRedis(t *testing.T) {
 	requireRedis(t)
 	results := map[string][]string{}
@@ -49,6 +51,13 @@ func TestReplWaitAndMinReplicasMatchRedis(t *testing.T) {
 		rec("INCR", "n")
 		rec("EXEC")
 		out = append(out, "good="+replInfo(t, m, "replication", "min_slaves_good_slaves"))
+		var names []string
+		for _, l := range strings.Split(mustDo(t, m, "INFO", "replication").Str, "\r\n") {
+			if name, _, ok := strings.Cut(l, ":"); ok {
+				names = append(names, name)
+			}
+		}
+		out = append(out, "info-fields="+strings.Join(names, ","))
 		role := mustDo(t, m, "ROLE")
 		out = append(out, "role-replicas="+strconv.Itoa(len(role.Elems[2].Elems)))
 		replica.stop()
