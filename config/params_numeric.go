@@ -23,20 +23,20 @@ var numericParams = []paramDef{
 	intParam("active-defrag-threshold-upper", "", 0, 0, 1000, 100),
 	intParam("lfu-log-factor", "", 0, 0, cIntMax, 10).typed(intField(func(c *Config) *int { return &c.LFULogFactor })),
 	intParam("lfu-decay-time", "", 0, 0, cIntMax, 1).typed(intField(func(c *Config) *int { return &c.LFUDecayTime })),
-	intParam("replica-priority", "slave-priority", 0, 0, cIntMax, 100),
-	intParam("repl-diskless-sync-delay", "", 0, 0, cIntMax, 5),
+	intParam("replica-priority", "slave-priority", 0, 0, cIntMax, 100).acted(),
+	intParam("repl-diskless-sync-delay", "", 0, 0, cIntMax, 5).acted(),
 	intParam("maxmemory-samples", "", 0, 1, cIntMax, 5).typed(intField(func(c *Config) *int { return &c.MaxMemorySamples })),
 	intParam("maxmemory-eviction-tenacity", "", 0, 0, 100, 10).
 		typed(intField(func(c *Config) *int { return &c.MaxMemoryEvictionTenacity })),
 	intParam("timeout", "", 0, 0, cIntMax, 0).typed(intField(func(c *Config) *int { return &c.Timeout })),
-	intParam("replica-announce-port", "slave-announce-port", 0, 0, 65535, 0),
+	intParam("replica-announce-port", "slave-announce-port", 0, 0, 65535, 0).acted(),
 	intParam("tcp-backlog", "", fImm, 0, cIntMax, 511),
 	intParam("cluster-port", "", fImm, 0, 65535, 0).acted(),
 	intParam("cluster-announce-bus-port", "", 0, 0, 65535, 0).acted(),
 	intParam("cluster-announce-port", "", 0, 0, 65535, 0).acted(),
 	intParam("cluster-announce-tls-port", "", 0, 0, 65535, 0),
-	intParam("repl-timeout", "", 0, 1, cIntMax, 60),
-	intParam("repl-ping-replica-period", "repl-ping-slave-period", 0, 1, cIntMax, 10),
+	intParam("repl-timeout", "", 0, 1, cIntMax, 60).acted(),
+	intParam("repl-ping-replica-period", "repl-ping-slave-period", 0, 1, cIntMax, 10).acted(),
 	intParam("list-compress-depth", "", fDebug, 0, cIntMax, 0).
 		typed(intField(func(c *Config) *int { return &c.ListCompressDepth })),
 	intParam("rdb-key-save-delay", "", fHide, cIntMin, cIntMax, 0).acted(),
@@ -47,7 +47,7 @@ var numericParams = []paramDef{
 	intParam("min-replicas-max-lag", "min-slaves-max-lag", 0, 0, cIntMax, 10).acted(),
 	intParam("watchdog-period", "", fHide, 0, cIntMax, 0),
 	intParam("shutdown-timeout", "", 0, 0, cIntMax, 10),
-	intParam("repl-diskless-sync-max-replicas", "", 0, 0, cIntMax, 0),
+	intParam("repl-diskless-sync-max-replicas", "", 0, 0, cIntMax, 0).acted(),
 
 	// Unsigned int configs
 	uintParam("maxclients", "", 0, 1, cUintMax, 10000).typed(intField(func(c *Config) *int { return &c.MaxClients })),
@@ -68,7 +68,7 @@ var numericParams = []paramDef{
 	intParam("proto-max-bulk-len", "", fDebug, 1<<20, cLongMax, 512<<20).memory().
 		typed(int64Field(func(c *Config) *int64 { return &c.ProtoMaxBulkLen })),
 	intParam("stream-node-max-entries", "", 0, 0, cLongMax, 100),
-	intParam("repl-backlog-size", "", 0, 1, cLongMax, 1<<20).memory(),
+	intParam("repl-backlog-size", "", 0, 1, cLongMax, 1<<20).memory().acted(),
 
 	// Unsigned long long configs
 	uintParam("maxmemory", "", 0, 0, cULLMax, 0).memory().typed(uint64Field(func(c *Config) *uint64 { return &c.MaxMemory })),
@@ -95,7 +95,7 @@ var numericParams = []paramDef{
 	intParam("maxmemory-clients", "", 0, -100, cSSizeMax, 0).memory().percent(),
 
 	// Other configs
-	intParam("repl-backlog-ttl", "", 0, 0, cLongMax, 3600),
+	intParam("repl-backlog-ttl", "", 0, 0, cLongMax, 3600).acted(),
 	intParam("auto-aof-rewrite-min-size", "", 0, 0, cLongMax, 64<<20).memory().
 		typed(int64Field(func(c *Config) *int64 { return &c.AutoAOFRewriteMinSize })),
 	intParam("loading-process-events-interval-bytes", "", fHide, 1024, cIntMax, 2<<20),

@@ -46,7 +46,7 @@ var specialParams = []paramDef{
 	specialDef("oom-score-adj-values", "", fMulti, &oomValuesParam),
 	specialDef("notify-keyspace-events", "", 0, &notifyParam).typed(nil),
 	specialDef("bind", "", fMulti, &bindParam).typed(nil),
-	specialDef("replicaof", "slaveof", fImm|fMulti, &replicaofParam),
+	specialDef("replicaof", "slaveof", fImm|fMulti, &replicaofParam).acted(),
 	specialDef("latency-tracking-info-percentiles", "", fMulti, &percentilesParam).acted(),
 }
 

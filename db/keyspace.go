@@ -57,10 +57,23 @@ type Keyspace struct {
 	// key reads as missing but is not deleted (Redis's expireIfNeeded with
 	// checkClientPauseTimeoutAndReturnIfPaused).
 	expiryPaused bool
+	// replicaExpiry is set on a replica: stale keys read as missing but
+	// stay until the master's DEL; staleVisible is set while the master's
+	// commands run, which see them as present (Redis's expireIfNeeded on
+	// a replica).
+	replicaExpiry, staleVisible bool
 }
 
 // SetExpiryPaused turns lazy deletion of stale keys off (true) or on.
 func (k *Keyspace) SetExpiryPaused(on bool) { k.expiryPaused = on }
+
+// SetReplicaExpiry keeps stale keys for the master's DEL (true) or lets
+// lookups delete them (false).
+func (k *Keyspace) SetReplicaExpiry(on bool) { k.replicaExpiry = on }
+
+// SetStaleVisible makes stale keys present to lookups (the master's
+// commands on a replica) or not.
+func (k *Keyspace) SetStaleVisible(on bool) { k.staleVisible = on }
 
 // NewKeyspace returns n empty databases.
 func NewKeyspace(n int) *Keyspace {
@@ -202,10 +215,10 @@ func (d *DB) stale(e *entry) bool {
 // expireIfNeeded deletes e when it is past its deadline and reports whether
 // it is (logically) gone. With keep, a stale key is reported gone but kept.
 func (d *DB) expireIfNeeded(e *entry, keep bool) bool {
-	if !d.stale(e) {
+	if !d.stale(e) || d.ks.staleVisible {
 		return false
 	}
-	if !keep && !d.ks.expiryPaused {
+	if !keep && !d.ks.expiryPaused && !d.ks.replicaExpiry {
 		d.removeEntry(e, RemoveExpired, watch.CauseExpiredLazy)
 	}
 	return true

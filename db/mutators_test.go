@@ -346,7 +346,7 @@ var readOnlyMethods = []string{
 	"DB.LookupSet", "DB.ReadSets", "DB.SetInterSet", "DB.SetUnion", "DB.SetDiff", "DB.GetString",
 	"DB.GetStringForWrite", "DB.ReadZSources", "DB.LookupZSet", "DB.PFCountUnion", "DB.SortPatternValue",
 	"Keyspace.EnableSlotIndex", "DB.CountKeysInSlot", "DB.KeysInSlot", "DB.HasKeyQuiet", // cluster mode (slotindex.go)
-	"Keyspace.SetExpiryPaused", "Keyspace.StreamNow", "Keyspace.AccessMeta", "Keyspace.TouchContext",
+	"Keyspace.SetExpiryPaused", "Keyspace.SetReplicaExpiry", "Keyspace.SetStaleVisible", "Keyspace.StreamNow", "Keyspace.AccessMeta", "Keyspace.TouchContext",
 	// RDB: write-lookup existence (RESTORE's BUSYKEY), DUMP's read, the
 	// RESIZEDB table sizing of an empty db.
 	"DB.ExistsForWrite", "DB.LookupView", "DB.Reserve",

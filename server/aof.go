@@ -137,7 +137,7 @@ func (s *Server) openAOFOnStartLocked() error {
 	}
 	s.aof.log = aof.NewLog(s.wrapAOFFile(f), fi.Size(), aof.ParsePolicy(s.cfg.AppendFsync))
 	s.aof.mode = aofOn
-	s.aof.prop.on = true
+	s.aof.prop.setAOF(true)
 	s.aof.selected = -1
 	if created {
 		s.log.Info("Creating AOF incr file " + name + " on server start")
@@ -285,7 +285,7 @@ func (s *Server) startAOFLocked() error {
 // log, stop a rewrite in progress.
 func (s *Server) stopAOFLocked() {
 	if s.aof.log != nil {
-		s.aof.prop.on = false
+		s.aof.prop.setAOF(false)
 		s.flushUnitLocked()
 		if err := s.aof.log.Close(); err != nil {
 			s.log.Warn("Fail to fsync the AOF file", "err", err)
@@ -295,7 +295,7 @@ func (s *Server) stopAOFLocked() {
 	if s.aof.rw != nil {
 		s.aof.rw.abort.Store(true)
 	}
-	s.aof.prop.on = false
+	s.aof.prop.setAOF(false)
 	s.aof.mode = aofOff
 	s.aof.scheduled = false
 	s.aof.selected = -1
@@ -342,7 +342,7 @@ func (s *Server) closeAOF() {
 		return
 	}
 	s.flushUnitLocked()
-	s.aof.prop.on = false
+	s.aof.prop.setAOF(false)
 	s.log.Info("Calling fsync() on the AOF file.")
 	if err := s.aof.log.Close(); err != nil {
 		s.log.Warn("Fail to fsync the AOF file", "err", err)

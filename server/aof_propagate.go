@@ -49,7 +49,9 @@ import (
 
 // propagator is the recording state; it lives in aofState.
 type propagator struct {
-	on      bool      // the AOF records (appendonly yes and a file is open)
+	on      bool      // recording for someone: aofOn || replOn
+	aofOn   bool      // the AOF records (appendonly yes and a file is open)
+	replOn  bool      // a replication backlog exists (repl_backlog.go)
 	depth   int       // nesting of call: 1 for a client's command, 2+ inside EXEC or a script
 	frame   propFrame // requests of the innermost call
 	removed int64     // expiry and eviction removals seen (each bumps Dirty)
@@ -173,36 +175,25 @@ func (s *Server) callPropagating(c *client, cmd *command, args [][]byte) {
 	}
 }
 
-// flushUnitLocked appends the recorded unit to the log: SELECT where the
+// flushUnitLocked writes the recorded unit to the log and to the
+// replication stream (Redis's propagateNow feeds both): SELECT where the
 // database changes, MULTI/EXEC around more than one command (the MULTI in
 // the first command's database, as Redis's propagatePendingCommands).
+// Each destination keeps its own last selected database.
 func (s *Server) flushUnitLocked() {
 	p := &s.aof.prop
 	if len(p.ops) == 0 {
 		return
 	}
-	if !p.on || s.aof.log == nil {
-		p.ops, p.unit = p.ops[:0], p.unit[:0]
-		return
+	if p.aofOn && s.aof.log != nil {
+		out := p.encodeUnit(p.out[:0], &s.aof.selected)
+		s.aof.log.Append(out)
+		if cap(out) <= 64<<10 {
+			p.out = out[:0]
+		}
 	}
-	out := p.out[:0]
-	wrap := len(p.ops) > 1
-	if wrap {
-		out = s.aofSelect(out, p.ops[0].db)
-		out = aof.AppendMulti(out)
-	}
-	start := 0
-	for _, op := range p.ops {
-		out = s.aofSelect(out, op.db)
-		out = append(out, p.unit[start:op.end]...)
-		start = op.end
-	}
-	if wrap {
-		out = aof.AppendExec(out)
-	}
-	s.aof.log.Append(out)
-	if cap(out) <= 64<<10 {
-		p.out = out[:0]
+	if p.replOn {
+		s.replFeedUnitLocked() // repl_feed.go
 	}
 	p.ops, p.unit = p.ops[:0], p.unit[:0]
 	if cap(p.unit) > 64<<10 {
@@ -210,14 +201,46 @@ func (s *Server) flushUnitLocked() {
 	}
 }
 
-// aofSelect appends SELECT dbID to out when the log's current file last
-// selected another database.
-func (s *Server) aofSelect(out []byte, dbID int) []byte {
-	if dbID != s.aof.selected {
-		out = aof.AppendSelect(out, dbID)
-		s.aof.selected = dbID
+// encodeUnit appends the unit's commands to out for a destination whose
+// last SELECT is *selected.
+func (p *propagator) encodeUnit(out []byte, selected *int) []byte {
+	wrap := len(p.ops) > 1
+	if wrap {
+		out = appendSelectIf(out, selected, p.ops[0].db)
+		out = aof.AppendMulti(out)
+	}
+	start := 0
+	for _, op := range p.ops {
+		out = appendSelectIf(out, selected, op.db)
+		out = append(out, p.unit[start:op.end]...)
+		start = op.end
+	}
+	if wrap {
+		out = aof.AppendExec(out)
 	}
 	return out
+}
+
+// appendSelectIf appends SELECT dbID to out when the destination last
+// selected another database.
+func appendSelectIf(out []byte, selected *int, dbID int) []byte {
+	if dbID != *selected {
+		out = aof.AppendSelect(out, dbID)
+		*selected = dbID
+	}
+	return out
+}
+
+// setAOF turns the AOF's recording on or off.
+func (p *propagator) setAOF(on bool) {
+	p.aofOn = on
+	p.on = p.aofOn || p.replOn
+}
+
+// setRepl turns the replication stream's recording on or off.
+func (p *propagator) setRepl(on bool) {
+	p.replOn = on
+	p.on = p.aofOn || p.replOn
 }
 
 // aofKeyEvent records the deletion of a key by expiry or eviction (the
@@ -233,12 +256,8 @@ func aofKeyEvent(s *Server, d *db.DB, ev db.Event, key string) {
 		(ev.Class == db.ClassEvicted && s.cfg.LazyfreeLazyEviction) {
 		name = propUNLINK
 	}
-	if p.depth > 0 {
-		p.add(d.ID(), [][]byte{name, []byte(key)})
-		return
+	p.add(d.ID(), [][]byte{name, []byte(key)})
+	if p.depth == 0 {
+		s.flushUnitLocked()
 	}
-	out := s.aofSelect(p.out[:0], d.ID())
-	out = aof.AppendCommand(out, name, []byte(key))
-	s.aof.log.Append(out)
-	p.out = out[:0]
 }

@@ -22,7 +22,7 @@ import (
 // clients waiting to be answered get a MISCONF error instead of their
 // replies and are disconnected: nothing they wrote was acknowledged.
 func (s *Server) aofBeforeSleepLocked() {
-	if !s.aof.prop.on {
+	if !s.aof.prop.aofOn {
 		return
 	}
 	l := s.aof.log

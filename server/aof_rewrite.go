@@ -353,7 +353,7 @@ func (s *Server) switchRewriteLogLocked(rw *rewriteJob) {
 		rw.rotated = true
 	case rw.initial && s.aof.mode == aofWaitRewrite:
 		s.aof.log = aof.NewLog(s.wrapAOFFile(rw.incrFile), 0, aof.ParsePolicy(s.cfg.AppendFsync))
-		s.aof.prop.on = true
+		s.aof.prop.setAOF(true)
 		s.aof.selected = -1
 		rw.rotated = true
 	case rw.incrFile != nil: // the AOF was turned off meanwhile: a snapshot only
@@ -447,7 +447,7 @@ func (s *Server) finishRewriteLocked(rw *rewriteJob, err error) {
 	switch {
 	case rw.rotated && rw.initial:
 		if s.aof.log != nil && s.aof.mode == aofWaitRewrite {
-			s.aof.prop.on = false
+			s.aof.prop.setAOF(false)
 			s.aof.log.Close()
 			s.aof.log = nil
 		}

@@ -143,7 +143,7 @@ func (s *Server) timeoutBlockedClientsLocked() time.Duration {
 // and sorted set command, BLMOVE included.
 func (s *Server) replyBlockedTimeoutLocked(c *client) {
 	if c.blocked != nil && c.blocked.kind == blockNone {
-		c.w.Int(0) // WAIT: no replica acknowledged (cmd_repl.go)
+		s.replWaitTimeoutReplyLocked(c) // WAIT: the replicas that acknowledged (repl_wait.go)
 		return
 	}
 	c.w.NullArray()

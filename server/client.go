@@ -58,6 +58,11 @@ type client struct {
 	lastCmd     string        // engine: full name of the last command
 	ops         clientOps     // engine: MONITOR, CLIENT REPLY, CLIENT PAUSE state (ops.go)
 	cl          clientCluster // engine: ASKING, READONLY, the command's slot (cluster.go)
+
+	repl    *replicaLink // engine: REPLCONF/SYNC state; a replica once repl.state != 0 (repl_master.go)
+	link    *masterLink  // engine: set on the master client of a replica (repl_replica.go)
+	woff    int64        // engine: stream offset after its last command (WAIT, repl_wait.go)
+	waitFor waitReq      // engine: what a client blocked in WAIT waits for
 }
 
 // flags renders CLIENT LIST's flags= field.
@@ -65,6 +70,11 @@ func (c *client) flags() string {
 	var b []byte
 	if c.ops.monitor {
 		b = append(b, 'O')
+	} else if c.repl != nil && c.repl.state != 0 {
+		b = append(b, 'S')
+	}
+	if c.link != nil {
+		b = append(b, 'M')
 	}
 	if c.multi.Active() {
 		b = append(b, 'x')

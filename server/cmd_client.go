@@ -131,7 +131,9 @@ func cmdClientList(c *client, args [][]byte) {
 			kind = strings.ToLower(string(args[3]))
 			switch kind {
 			case "normal", "pubsub":
-			case "master", "replica", "slave":
+			case "master", "replica":
+			case "slave":
+				kind = "replica"
 			default:
 				c.fail(protocol.Error("ERR Unknown client type '" + string(args[3]) + "'"))
 				return
@@ -167,6 +169,12 @@ func cmdClientList(c *client, args [][]byte) {
 
 // kind returns the client type CLIENT LIST TYPE and CLIENT KILL TYPE filter on.
 func (c *client) kind() string {
+	if c.link != nil {
+		return "master"
+	}
+	if c.repl != nil && c.repl.state != 0 && !c.ops.monitor {
+		return "replica"
+	}
 	if c.ps.subscribed() {
 		return "pubsub"
 	}
@@ -292,7 +300,9 @@ func cmdClientKill(c *client, args [][]byte) {
 		case "type":
 			t = strings.ToLower(string(val))
 			switch t {
-			case "normal", "pubsub", "master", "replica", "slave":
+			case "normal", "pubsub", "master", "replica":
+			case "slave":
+				t = "replica"
 			default:
 				c.fail(protocol.Error("ERR Unknown client type '" + string(val) + "'"))
 				return
@@ -373,7 +383,7 @@ func (s *Server) closeTimedOutClientsLocked() {
 		if cl.sock == nil || cl.lastActive.Load() >= limit {
 			continue
 		}
-		if cl.ps.subscribed() || cl.blocked != nil || cl.ops.monitor {
+		if cl.ps.subscribed() || cl.blocked != nil || cl.ops.monitor || cl.link != nil || (cl.repl != nil && cl.repl.state != 0) {
 			continue // subscribers and monitors never time out; blocked clients have their own timeout
 		}
 		s.disconnectLocked(cl)

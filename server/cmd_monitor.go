@@ -63,7 +63,7 @@ var errReplicaKeyspace = protocol.Error("ERR Replica can't interact with the key
 // checkMonitorKeyspaceLocked refuses a monitor's commands that read, write
 // or may replicate (processCommand's CLIENT_SLAVE check).
 func (s *Server) checkMonitorKeyspaceLocked(c *client, cmd *command) protocol.Error {
-	if !c.ops.monitor {
+	if !c.ops.monitor && (c.repl == nil || c.repl.state == 0) {
 		return ""
 	}
 	if cmd.has(flagWrite|flagReadonly|flagMayReplicate) || (cmd.name == "exec" && c.multi.Active() && c.multi.HasWrite()) {

@@ -456,9 +456,7 @@ func cmdXClaim(c *client, args [][]byte) {
 			continue
 		}
 		if !consumerResolved {
-			if gs.Consumer(args[3], true) {
-				propagateCreateConsumer(c, c.db, key, group, args[3])
-			}
+			gs.Consumer(args[3], true) // not logged: the XCLAIM creates it (Redis 7.0.15)
 			consumerResolved = true
 		}
 		p = gs.Claim(p, id, deliveryTime, retry, justid)
@@ -568,9 +566,7 @@ func cmdXAutoClaim(c *client, args [][]byte) {
 			continue
 		}
 		if !consumerResolved {
-			if gs.Consumer(args[3], true) {
-				propagateCreateConsumer(c, c.db, key, group, args[3])
-			}
+			gs.Consumer(args[3], true) // not logged: the XCLAIM creates it (Redis 7.0.15)
 			consumerResolved = true
 		}
 		gs.Claim(p, p.ID, now, -1, justid)

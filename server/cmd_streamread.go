@@ -235,9 +235,7 @@ func readGroupReply(c *client, d *db.DB, key, group, consumer []byte, start db.S
 }
 
 func readGroupSession(c *client, d *db.DB, gs *db.GroupSession, key, group, consumer []byte, start db.StreamID, count int, noack, history bool) {
-	if gs.Consumer(consumer, true) {
-		propagateCreateConsumer(c, d, key, group, consumer)
-	}
+	created := gs.Consumer(consumer, true)
 	gs.C.SeenTime = d.Keyspace().StreamNow()
 	hdr := c.w.DeferLen()
 	n := 0
@@ -274,6 +272,11 @@ func readGroupSession(c *client, d *db.DB, gs *db.GroupSession, key, group, cons
 	})
 	c.w.SetArrayLen(hdr, n)
 	if noack && n > 0 {
+		// Redis 7.0.15 logs a new consumer only here, where no XCLAIM
+		// would create it on a replica (checked on its replication stream).
+		if created {
+			propagateCreateConsumer(c, d, key, group, consumer)
+		}
 		propagateGroupSetID(c, d, key, group, gs.G)
 	}
 	gs.End()

@@ -131,6 +131,10 @@ func (s *Server) processLocked(c *client) {
 		if !ok {
 			break
 		}
+		if c.link != nil { // the master's stream (repl_replica.go)
+			s.masterCommandLocked(c, args)
+			continue
+		}
 		if len(args) == 0 {
 			continue // an empty inline line or *0: no reply
 		}

@@ -32,11 +32,18 @@
 //     commandstats; EXEC (cmd_multi.go) and scripts (script_run.go) come
 //     through it too. Every key a handler changes is changed by db's write
 //     choke point, whose signals reach the hooks through observer.go.
-//   - Propagation: with the AOF on, callTimed runs the handler through
-//     callPropagating (aof_propagate.go: call's propagation and
-//     propagatePendingCommands), which records what the command changed as
-//     one unit per top-level call; aof_commands.go says how the commands
-//     that need it are rewritten for the log (rewriteClientCommandVector).
+//   - Propagation: with the AOF on or a replication backlog, callTimed runs
+//     the handler through callPropagating (aof_propagate.go: call's
+//     propagation and propagatePendingCommands), which records what the
+//     command changed as one unit per top-level call, written to the AOF
+//     and fed to the replication stream (repl_feed.go:
+//     replicationFeedSlaves), each with its own SELECT state;
+//     aof_commands.go says how the commands that need it are rewritten for
+//     the log (rewriteClientCommandVector). Replication's master side is
+//     repl_master.go (SYNC, PSYNC, REPLCONF), repl_backlog.go, repl_wait.go
+//     (WAIT, min-replicas) and repl_info.go; its replica side is
+//     repl_replica.go, whose master client's stream runs through
+//     processCommand like any client's.
 //   - After the command: hooks.afterCommand serves clients blocked on keys
 //     that became ready (blocking.go: handleClientsBlockedOnKeys) and sends
 //     deferred invalidations (tracking.go).

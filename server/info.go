@@ -131,7 +131,7 @@ func (s *Server) infoServer(b *strings.Builder) {
 }
 
 func (s *Server) infoClients(b *strings.Builder) {
-	field(b, "connected_clients", len(s.clients))
+	field(b, "connected_clients", len(s.clients)-len(s.repl.replicas))
 	field(b, "cluster_connections", 0)
 	field(b, "maxclients", s.cfg.MaxClients)
 	field(b, "client_recent_max_input_buffer", 0)
@@ -271,9 +271,9 @@ func (s *Server) infoStats(b *strings.Builder) {
 	field(b, "instantaneous_input_repl_kbps", "0.00")
 	field(b, "instantaneous_output_repl_kbps", "0.00")
 	field(b, "rejected_connections", s.stats.rejectedConnections.Load())
-	field(b, "sync_full", 0)
-	field(b, "sync_partial_ok", 0)
-	field(b, "sync_partial_err", 0)
+	field(b, "sync_full", s.repl.syncFull) // repl_master.go
+	field(b, "sync_partial_ok", s.repl.partialOK)
+	field(b, "sync_partial_err", s.repl.partialErr)
 	field(b, "expired_keys", st.ExpiredKeys)
 	field(b, "expired_stale_perc", fmt.Sprintf("%.2f", st.ExpiredStalePerc*100))
 	field(b, "expired_time_cap_reached_count", st.ExpiredTimeCapReachedCnt)
@@ -306,20 +306,6 @@ func (s *Server) infoStats(b *strings.Builder) {
 	field(b, "io_threaded_writes_processed", 0)
 	field(b, "reply_buffer_shrinks", 0)
 	field(b, "reply_buffer_expands", 0)
-}
-
-func (s *Server) infoReplication(b *strings.Builder) {
-	field(b, "role", "master")
-	field(b, "connected_slaves", 0)
-	field(b, "master_failover_state", "no-failover")
-	field(b, "master_replid", s.replIDLocked()) // cmd_repl.go
-	field(b, "master_replid2", strings.Repeat("0", 40))
-	field(b, "master_repl_offset", 0)
-	field(b, "second_repl_offset", -1)
-	field(b, "repl_backlog_active", 0)
-	field(b, "repl_backlog_size", 1048576)
-	field(b, "repl_backlog_first_byte_offset", 0)
-	field(b, "repl_backlog_histlen", 0)
 }
 
 func (s *Server) infoCPU(b *strings.Builder) {

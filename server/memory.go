@@ -83,8 +83,8 @@ func (s *Server) performEvictionsLocked() expire.EvictResult {
 // oomCheck is processCommand's maxmemory step: evict, then refuse deny-oom
 // commands (and, in 7.0, every command queued in MULTI) when still over.
 func oomCheck(s *Server, c *client, cmd *command) protocol.Error {
-	if s.cfg.MaxMemory == 0 {
-		return ""
+	if s.cfg.MaxMemory == 0 || (s.repl.link != nil && s.paramText("replica-ignore-maxmemory") == "yes") {
+		return "" // a replica's dataset is its master's (isSafeToPerformEvictions)
 	}
 	oom := s.performEvictionsLocked() == expire.EvictFail
 	reject := cmd.has(flagDenyOOM) || (cmd.name == "exec" && c.multi.HasDenyOOM())

@@ -34,12 +34,16 @@ func (s *Server) deliverLocked(c *client, frame []byte) {
 // with used bytes waiting (Redis's checkClientOutputBufferLimits): the hard
 // limit disconnects at once; the soft limit only once it has been exceeded
 // continuously for more than its seconds, measured on the server clock.
-// Subscribed clients use the pubsub class, every other client the normal
+// Subscribed clients use the pubsub class, replicas the replica class
+// (their snapshot counts while unwritten), every other client the normal
 // class.
 func (s *Server) outputLimitReachedLocked(c *client, used int) bool {
 	class := OutputBufferNormal
 	if c.ps.subscribed() {
 		class = OutputBufferPubSub
+	}
+	if c.repl != nil && c.repl.state != 0 {
+		class = OutputBufferReplica // repl_master.go
 	}
 	l := s.cfg.ClientOutputBufferLimit[class]
 	u := uint64(used)

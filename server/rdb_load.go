@@ -3,8 +3,10 @@ package server
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -37,15 +39,12 @@ func (s *Server) loadRDBOnStartLocked() error {
 		return fmt.Errorf("Fatal error loading the DB: %s. Exiting.", strerror(err))
 	}
 	start := time.Now()
-	var loaded, expired int64
-	h := s.rdbLoadHandlerLocked(s.clock.UnixMilli(), &loaded, &expired)
-	if _, err := rdb.Load(f, st.Size(), h, s.rdbLoadOptionsLocked()); err != nil {
-		var re *rdb.Error
-		if errors.As(err, &re) {
-			return fmt.Errorf("Short read or OOM loading DB. Unrecoverable error, aborting now (%s)", re)
-		}
+	s.rdb.loadedReplID, s.rdb.loadedReplOff = "", -1
+	loaded, expired, err := s.loadRDBFromLocked(f, st.Size(), s.repl.link == nil)
+	if err != nil {
 		return err
 	}
+	s.replLoadedInfoLocked(s.rdb.loadedReplID, s.rdb.loadedReplOff, s.rdb.loadedReplDB) // repl_replica.go
 	s.rdb.loadedKeys, s.rdb.expiredOnLoad = loaded, expired
 	s.rdb.dirtyAtSave = s.ks.Stats.Dirty
 	s.log.Info(fmt.Sprintf("Done loading RDB, keys loaded: %d, keys expired: %d.", loaded, expired))
@@ -79,8 +78,15 @@ func (s *Server) rdbLoadHandlerLocked(skipBefore int64, loaded, expired *int64) 
 			return nil
 		},
 		Aux: func(k, v []byte) error {
-			if string(k) == "redis-ver" {
+			switch string(k) {
+			case "redis-ver":
 				s.log.Info("Loading RDB produced by version " + string(v))
+			case "repl-id": // a replica's snapshot (rdbSaveInfoAuxFields)
+				s.rdb.loadedReplID = string(v)
+			case "repl-offset":
+				s.rdb.loadedReplOff, _ = strconv.ParseInt(string(v), 10, 64)
+			case "repl-stream-db":
+				s.rdb.loadedReplDB, _ = strconv.Atoi(string(v))
 			}
 			return nil
 		},
@@ -125,4 +131,23 @@ func (s *Server) infoRDBLocked(b *strings.Builder) {
 	field(b, "rdb_last_cow_size", 0)
 	field(b, "rdb_last_load_keys_expired", s.rdb.expiredOnLoad)
 	field(b, "rdb_last_load_keys_loaded", s.rdb.loadedKeys)
+}
+
+// loadRDBFromLocked loads an RDB of size bytes from r into the keyspace
+// (rdbLoadRio). A master skips keys whose deadline passed; a replica loads
+// them (its master deletes them).
+func (s *Server) loadRDBFromLocked(r io.Reader, size int64, master bool) (loaded, expired int64, err error) {
+	skipBefore := int64(-1) // a replica keeps what its master will expire
+	if master {
+		skipBefore = s.clock.UnixMilli()
+	}
+	h := s.rdbLoadHandlerLocked(skipBefore, &loaded, &expired)
+	if _, err := rdb.Load(r, size, h, s.rdbLoadOptionsLocked()); err != nil {
+		var re *rdb.Error
+		if errors.As(err, &re) {
+			return 0, 0, fmt.Errorf("Short read or OOM loading DB. Unrecoverable error, aborting now (%s)", re)
+		}
+		return 0, 0, err
+	}
+	return loaded, expired, nil
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -38,9 +39,14 @@ type rdbState struct {
 	lastBGTry     int64 // unix seconds of the last BGSAVE attempt
 	scheduled     bool  // BGSAVE SCHEDULE waits for the AOF rewrite
 	job           *bgsaveJob
-	loadedKeys    int64          // rdb_last_load_keys_loaded
-	expiredOnLoad int64          // rdb_last_load_keys_expired
-	shutdownSave  bool           // SHUTDOWN SAVE was given
+	loadedKeys    int64 // rdb_last_load_keys_loaded
+	expiredOnLoad int64 // rdb_last_load_keys_expired
+	shutdownSave  bool  // SHUTDOWN SAVE was given
+	// The replication aux fields of the last snapshot loaded (repl-id,
+	// repl-offset, repl-stream-db): a replica's history at start.
+	loadedReplID  string
+	loadedReplOff int64
+	loadedReplDB  int
 	wg            sync.WaitGroup // the BGSAVE goroutine
 }
 
@@ -78,6 +84,7 @@ func (s *Server) writeRDBHeaderLocked(w *rdb.Writer, aofBase bool) {
 	w.Aux("redis-bits", "64")
 	w.Aux("ctime", fmt.Sprint(time.Now().Unix()))
 	w.Aux("used-mem", fmt.Sprint(s.usedMemoryLocked()))
+	s.replAuxLocked(w) // repl_master.go: repl-stream-db, repl-id, repl-offset
 	base := "0"
 	if aofBase {
 		base = "1"
@@ -130,8 +137,32 @@ func (s *Server) writeRDBFileLocked(path string, aofBase bool) error {
 		return err
 	}
 	bw := bufio.NewWriterSize(f, 256<<10)
+	err = s.writeRDBLocked(bw, aofBase)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		s.log.Warn("Write error saving DB on disk: " + strerror(err))
+		return err
+	}
+	return nil
+}
+
+// writeRDBLocked writes the whole dataset as an RDB file to out, under
+// the engine lock (SAVE and the snapshot of a full resync).
+func (s *Server) writeRDBLocked(out io.Writer, aofBase bool) error {
 	o := s.rdbOptionsLocked()
-	w := rdb.NewWriter(bw, o, s.rdbChecksumLocked())
+	w := rdb.NewWriter(out, o, s.rdbChecksumLocked())
 	s.writeRDBHeaderLocked(w, aofBase)
 	lru := s.saveAccessLocked()
 	var rec []byte
@@ -151,25 +182,8 @@ func (s *Server) writeRDBFileLocked(path string, aofBase bool) error {
 			}
 		}
 	}
-	_, err = w.Close()
-	if err == nil {
-		err = bw.Flush()
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		s.log.Warn("Write error saving DB on disk: " + strerror(err))
-		return err
-	}
-	return nil
+	_, err := w.Close()
+	return err
 }
 
 func cmdSave(c *client, args [][]byte) {

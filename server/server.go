@@ -67,6 +67,7 @@ type Server struct {
 	cluster      clusterMode   // mu, but for on (set in New): cluster mode (cluster.go)
 	migrate      migrateCache  // mu: MIGRATE's cached connections (cmd_migrate.go)
 	faults       faultState    // mu: injected faults (fault.go)
+	repl         replState     // mu: replication, both sides (repl_master.go, repl_replica.go)
 	// cmdStart is when the next top-level command starts (wall clock): set
 	// by the connection loop at the start of a batch and advanced by each
 	// command to its end, so the clock is read once per command (mu).
@@ -335,7 +336,7 @@ func (s *Server) cron() {
 		}
 		s.mu.Lock()
 		hz := max(s.cfg.Hz, 1)
-		active := s.activeExpire && !s.ops.pause.active() && !s.ops.cronPaused // no expiry while paused (ops.go)
+		active := s.activeExpire && !s.ops.pause.active() && !s.ops.cronPaused && s.repl.link == nil // no expiry while paused (ops.go); a replica's keys expire by its master's DEL
 		p := expire.Params{Hz: hz, Effort: s.cfg.ActiveExpireEffort}
 		s.mu.Unlock()
 		now := time.Now()

@@ -178,6 +178,7 @@ func (s *Server) wire() {
 		(*Server).logStartLocked,      // log_redis.go: loglevel
 		(*Server).opsStartLocked,      // ops.go: slowlog, latency, min-replicas, unixsocket
 		(*Server).watchObsStartLocked, // watch_obs.go: watch-hotkeys-size, watch-compat
+		(*Server).replStartLocked,     // repl_replica.go: replicaof (connected by the replication cron)
 	)
 	// loadDataFromDisk.
 	h.load = append(h.load,
@@ -205,8 +206,10 @@ func (s *Server) wire() {
 		oomCheck,                             // memory.go: performEvictions; OOM for deny-oom commands
 		trackingLimitCheck,                   // pubsub_hooks.go: trackingLimitUsedSlots (never rejects)
 		aofDiskCheck,                         // aof_reply.go: writeCommandsDeniedByDiskError (MISCONF)
-		(*Server).checkMinReplicasLocked,     // ops.go: checkGoodReplicasStatus (NOREPLICAS)
+		(*Server).checkMinReplicasLocked,     // repl_wait.go: checkGoodReplicasStatus (NOREPLICAS)
+		replicaReadOnlyCheck,                 // repl_replica.go: replica-read-only (READONLY)
 		pubsubContextCheck,                   // pubsub_hooks.go: RESP2 subscribed context
+		replicaStaleCheck,                    // repl_replica.go: replica-serve-stale-data (MASTERDOWN)
 		busyScriptCheck,                      // script_run.go: isInsideYieldingLongCommand (BUSY)
 		(*Server).checkMonitorKeyspaceLocked, // ops.go: a replica/monitor may not touch keys
 	)
@@ -218,6 +221,7 @@ func (s *Server) wire() {
 	// callPropagating, aof_propagate.go.)
 	h.afterCall = append(h.afterCall,
 		trackingAfterCall, // pubsub_hooks.go
+		replAfterCall,     // repl_wait.go: the client's stream offset (c->woff)
 	)
 
 	// The db choke point: the AOF first, then client-side caching and
@@ -270,7 +274,8 @@ func (s *Server) wire() {
 	// beforeSleep, after processUnblockedClients: flushAppendOnlyFile,
 	// before handleClientsWithPendingWrites.
 	h.beforeSleep = append(h.beforeSleep,
-		(*Server).aofBeforeSleepLocked, // aof_reply.go
+		(*Server).replBeforeSleepLocked, // repl_feed.go: processClientsWaitingReplicas, GETACK
+		(*Server).aofBeforeSleepLocked,  // aof_reply.go
 	)
 
 	// freeClient: unblockClient, then the pub/sub unsubscriptions and
@@ -279,6 +284,8 @@ func (s *Server) wire() {
 		blockingClientFree, // blocking.go
 		pubsubClientFree,   // pubsub_hooks.go
 		opsClientFree,      // ops.go: MONITOR, a command held by CLIENT PAUSE
+		replClientFree,     // repl_master.go: a replica leaves; WAIT
+		masterClientFree,   // repl_replica.go: the master link is lost
 	)
 
 	// RESET: disableTracking, then the unsubscriptions.
@@ -297,6 +304,7 @@ func (s *Server) wire() {
 		(*Server).rdbCronLocked,     // rdb_save.go: save points, BGSAVE SCHEDULE
 		(*Server).pauseCronLocked,   // ops.go: end of CLIENT PAUSE
 		(*Server).migrateCronLocked, // cmd_migrate.go: idle MIGRATE connections
+		(*Server).replCronLocked,    // repl_feed.go: replicationCron, pending diskless snapshots
 	)
 
 	// prepareForShutdown: flush and fsync the AOF.
