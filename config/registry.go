@@ -249,10 +249,14 @@ func (r *Registry) Set(args [][]byte, local bool) error {
 	}
 	for _, h := range pending {
 		if err := r.hooks[h](); err != nil {
+			if r.log != nil {
+				r.log.Warn("Failed applying new configuration. Possibly related to new " + owner[h] +
+					" setting. Restoring previous settings.")
+			}
 			*r.cfg = old
 			for _, h2 := range pending {
 				if err2 := r.hooks[h2](); err2 != nil && r.log != nil {
-					r.log.Warn("Failed applying restored failed CONFIG SET command", "err", err2)
+					r.log.Warn("Failed applying restored failed CONFIG SET command: " + err2.Error())
 				}
 			}
 			return setFailed(owner[h], err.Error())

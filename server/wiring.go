@@ -171,6 +171,7 @@ func (s *Server) wire() {
 		(*Server).logStartLocked,      // log_redis.go: loglevel
 		(*Server).opsStartLocked,      // ops.go: slowlog, latency, min-replicas, unixsocket
 		(*Server).watchObsStartLocked, // watch_obs.go: watch-hotkeys-size, watch-compat
+		(*Server).listenStartLocked,   // listen.go: bind, port (applyBind, updatePort)
 	)
 	// loadDataFromDisk.
 	h.load = append(h.load,
