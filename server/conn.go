@@ -147,6 +147,9 @@ func (s *Server) processLocked(c *client) {
 			s.loop.closeLocked(c)
 			break
 		}
+		if c.pending() > 0 {
+			s.checkOutputLimitLocked(c, true) // limits.go: client-output-buffer-limit
+		}
 	}
 	for _, fn := range s.hooks.batchEnd {
 		fn(s, c)

@@ -62,6 +62,7 @@ type Server struct {
 	hooks        hooks         // filled once by wire (wiring.go); read-only after New but for test seams
 	ops          opsState      // mu: MONITOR, SLOWLOG, LATENCY, CLIENT PAUSE (ops.go)
 	rdb          rdbState      // mu: RDB snapshots (rdb_save.go)
+	lim          limitsState   // mu: client limits (limits.go)
 	// cmdStart is when the next top-level command starts (wall clock): set
 	// by the connection loop at the start of a batch and advanced by each
 	// command to its end, so the clock is read once per command (mu).
@@ -253,6 +254,7 @@ func (s *Server) cronOnce() {
 	s.ks.SetTime(s.clock.UnixMilli())
 	s.ks.DatabasesCron(time.Millisecond)
 	s.closeTimedOutClientsLocked()
+	s.outputLimitsCronLocked() // limits.go
 	for _, fn := range s.hooks.cron {
 		fn(s)
 	}

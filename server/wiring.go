@@ -172,6 +172,7 @@ func (s *Server) wire() {
 		(*Server).opsStartLocked,      // ops.go: slowlog, latency, min-replicas, unixsocket
 		(*Server).watchObsStartLocked, // watch_obs.go: watch-hotkeys-size, watch-compat
 		(*Server).listenStartLocked,   // listen.go: bind, port (applyBind, updatePort)
+		(*Server).limitsStartLocked,   // limits.go: client-query-buffer-limit
 	)
 	// loadDataFromDisk.
 	h.load = append(h.load,
