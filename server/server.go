@@ -1,6 +1,7 @@
 package server
 
 import (
+	"crypto/tls"
 	"errors"
 	"log/slog"
 	"sync"
@@ -54,15 +55,16 @@ type Server struct {
 	expireCycle  expire.Cycle // used only by the cron goroutine
 	configFile   string       // absolute path of the config file, "" if none
 	mem          memState
-	blk          blockingState // mu: blocked clients and ready keys (blocking.go)
-	wobs         watchObs      // mu: WATCH observability (watch_obs.go)
-	loop         *eventLoop    // client I/O (eventloop.go)
-	aof          aofState      // mu (aof.go)
-	acl          aclState      // mu: ACL users and log (acl.go)
-	hooks        hooks         // filled once by wire (wiring.go); read-only after New but for test seams
-	ops          opsState      // mu: MONITOR, SLOWLOG, LATENCY, CLIENT PAUSE (ops.go)
-	rdb          rdbState      // mu: RDB snapshots (rdb_save.go)
-	lim          limitsState   // mu: client limits (limits.go)
+	blk          blockingState              // mu: blocked clients and ready keys (blocking.go)
+	wobs         watchObs                   // mu: WATCH observability (watch_obs.go)
+	loop         *eventLoop                 // client I/O (eventloop.go)
+	aof          aofState                   // mu (aof.go)
+	acl          aclState                   // mu: ACL users and log (acl.go)
+	hooks        hooks                      // filled once by wire (wiring.go); read-only after New but for test seams
+	ops          opsState                   // mu: MONITOR, SLOWLOG, LATENCY, CLIENT PAUSE (ops.go)
+	rdb          rdbState                   // mu: RDB snapshots (rdb_save.go)
+	lim          limitsState                // mu: client limits (limits.go)
+	tlsCfg       atomic.Pointer[tls.Config] // the TLS port's configuration, nil until loaded (tls.go)
 	// cmdStart is when the next top-level command starts (wall clock): set
 	// by the connection loop at the start of a batch and advanced by each
 	// command to its end, so the clock is read once per command (mu).

@@ -173,6 +173,7 @@ func (s *Server) wire() {
 		(*Server).watchObsStartLocked, // watch_obs.go: watch-hotkeys-size, watch-compat
 		(*Server).listenStartLocked,   // listen.go: bind, port (applyBind, updatePort)
 		(*Server).limitsStartLocked,   // limits.go: client-query-buffer-limit
+		(*Server).tlsStartLocked,      // tls.go: tls-port and the TLS configuration
 	)
 	// loadDataFromDisk.
 	h.load = append(h.load,
