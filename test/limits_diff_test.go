@@ -139,3 +139,23 @@ func TestDiffProtoMaxBulkLen(t *testing.T) {
 		a.Do("STRLEN", "k")
 	})
 }
+
+// TestDiffTimeout: an idle client is closed after timeout seconds; a
+// subscriber is not (Redis's clientsCronHandleTimeout).
+func TestDiffTimeout(t *testing.T) {
+	forBothProtocols(t, func(t *testing.T, p *diffPair) {
+		a := p.Conn("A")
+		sub := p.Conn("SUB")
+		sub.Do("SUBSCRIBE", "ch")
+		idle := p.Conn("IDLE")
+		idle.Do("PING")
+		a.Do("CONFIG", "SET", "timeout", "1")
+		idle.ExpectClosed(6 * time.Second)
+		a.ExpectClosed(4 * time.Second) // idle as well by now
+		sub.ExpectNoReply(500 * time.Millisecond)
+		b := p.Conn("B")
+		b.Do("CONFIG", "SET", "timeout", "0")
+		b.Do("PUBLISH", "ch", "still here")
+		sub.Read(cmpExact)
+	})
+}
