@@ -92,7 +92,7 @@ var numericParams = []paramDef{
 	uintParam("tracking-table-max-keys", "", 0, 0, cLongMax, 1000000).
 		typed(int64Field(func(c *Config) *int64 { return &c.TrackingTableMaxKeys })),
 	uintParam("client-query-buffer-limit", "", fDebug, 1<<20, cLongMax, 1<<30).memory(),
-	intParam("maxmemory-clients", "", 0, -100, cSSizeMax, 0).memory().percent(),
+	intParam("maxmemory-clients", "", 0, -100, cSSizeMax, 0).memory().percent().acted(),
 
 	// Other configs
 	intParam("repl-backlog-ttl", "", 0, 0, cLongMax, 3600),

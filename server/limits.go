@@ -1,6 +1,11 @@
 package server
 
 import (
+	"cmp"
+	"slices"
+	"strconv"
+	"strings"
+
 	"github.com/miniwatchd/miniwatchd/protocol"
 )
 
@@ -13,7 +18,8 @@ import (
 
 // limitsState caches the limit parameters (mu).
 type limitsState struct {
-	queryBufLimit int64 // client-query-buffer-limit, bytes
+	queryBufLimit  int64 // client-query-buffer-limit, bytes
+	evictedClients int64 // INFO evicted_clients
 }
 
 var limitParams = []string{"client-query-buffer-limit", "proto-max-bulk-len"}
@@ -68,5 +74,58 @@ func (s *Server) outputLimitsCronLocked() {
 		if c.pending() > 0 && !c.executing {
 			s.checkOutputLimitLocked(c, false)
 		}
+	}
+}
+
+// Client eviction (maxmemory-clients, Redis 7.0 evictClients): before the
+// event loop sleeps, while the normal and pub/sub clients together use at
+// least the limit (bytes, or a percentage of maxmemory), the client using
+// most is closed ("Evicting client: ..." logged, INFO evicted_clients),
+// except clients with CLIENT NO-EVICT on. A client's memory is its query
+// and output buffers, as CLIENT LIST's tot-mem reports it.
+
+// clientEvictionLimitLocked is Redis's getClientEvictionLimit (0: off).
+func (s *Server) clientEvictionLimitLocked() int64 {
+	v := s.paramText("maxmemory-clients")
+	if pct, ok := strings.CutSuffix(v, "%"); ok {
+		n, _ := strconv.ParseInt(pct, 10, 64)
+		return int64(s.cfg.MaxMemory) * n / 100
+	}
+	n, _ := strconv.ParseInt(v, 10, 64)
+	return n
+}
+
+// clientMemory is the memory a client accounts for (CLIENT LIST tot-mem).
+func clientMemory(c *client) int64 { return int64(c.parser.Cap() + cap(c.w.Buf)) }
+
+// evictClientsLocked closes the largest clients while over the limit.
+func (s *Server) evictClientsLocked() {
+	limit := s.clientEvictionLimitLocked()
+	if limit <= 0 {
+		return
+	}
+	var total int64
+	var cands []*client
+	for _, c := range s.clients {
+		if c.sock == nil || c.killed.Load() || c.ops.monitor {
+			continue // internal clients; monitors count as replicas in Redis
+		}
+		total += clientMemory(c)
+		if !c.noEvict && !c.executing { // not the caller of a busy script
+			cands = append(cands, c)
+		}
+	}
+	if total < limit {
+		return
+	}
+	slices.SortFunc(cands, func(a, b *client) int { return cmp.Compare(clientMemory(b), clientMemory(a)) })
+	for _, c := range cands {
+		if total < limit {
+			break
+		}
+		total -= clientMemory(c)
+		s.log.Info("Evicting client: " + s.clientInfoLocked(c))
+		s.lim.evictedClients++
+		s.loop.freeLocked(c)
 	}
 }

@@ -259,6 +259,7 @@ func (s *Server) wire() {
 	// before handleClientsWithPendingWrites.
 	h.beforeSleep = append(h.beforeSleep,
 		(*Server).aofBeforeSleepLocked, // aof_reply.go
+		(*Server).evictClientsLocked,   // limits.go: maxmemory-clients (evictClients)
 	)
 
 	// freeClient: unblockClient, then the pub/sub unsubscriptions and

@@ -159,3 +159,33 @@ func TestDiffTimeout(t *testing.T) {
 		sub.Read(cmpExact)
 	})
 }
+
+// TestDiffClientEviction: with maxmemory-clients set, a client whose query
+// buffer grows far past the limit is evicted, small clients and a client
+// with CLIENT NO-EVICT stay, and INFO counts it (Redis 7.0 evictClients).
+func TestDiffClientEviction(t *testing.T) {
+	forBothProtocols(t, func(t *testing.T, p *diffPair) {
+		a := p.Conn("A")
+		a.Do("CLIENT", "NO-EVICT", "on")
+		a.Do("CONFIG", "SET", "maxmemory-clients", "4mb")
+		a.Do("CONFIG", "GET", "maxmemory-clients")
+		small := p.Conn("SMALL")
+		small.Do("PING")
+		big := p.Conn("BIG")
+		// The servers may evict (and reset) the connection while the
+		// payload is still being sent: write errors are expected.
+		payload := []byte("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$20000000\r\n" + strings.Repeat("z", 8<<20))
+		done := make(chan struct{})
+		go func() { big.redis.SendRaw(payload); close(done) }()
+		big.ours.SendRaw(payload)
+		<-done
+		big.ExpectClosed(5 * time.Second)
+		small.Do("PING")
+		a.Do("PING")
+		evicted := func(c *respConn) int { return infoStat(t, c, "evicted_clients") }
+		if r, o := evicted(a.redis), evicted(a.ours); r != o || r != 1 {
+			t.Fatalf("evicted_clients: redis-server %d, miniwatchd %d", r, o)
+		}
+		a.Do("CONFIG", "SET", "maxmemory-clients", "0")
+	})
+}
