@@ -9,7 +9,7 @@ var boolParams = []paramDef{
 	boolParam("daemonize", "", fImm, false).typed(boolField(func(c *Config) *bool { return &c.Daemonize })),
 	boolParam("io-threads-do-reads", "", fDebug|fImm, false),
 	boolParam("always-show-logo", "", fImm, false).acted(),
-	boolParam("protected-mode", "", 0, true),
+	boolParam("protected-mode", "", 0, true).acted(),
 	boolParam("rdbcompression", "", 0, true).acted(),
 	boolParam("rdb-del-sync-files", "", 0, false),
 	boolParam("activerehashing", "", 0, true),

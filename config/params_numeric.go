@@ -15,7 +15,7 @@ var numericParams = []paramDef{
 	intParam("cluster-replica-validity-factor", "cluster-slave-validity-factor", 0, 0, cIntMax, 10),
 	intParam("list-max-listpack-size", "list-max-ziplist-size", 0, cIntMin, cIntMax, -2).
 		typed(intField(func(c *Config) *int { return &c.ListMaxListpackSize })),
-	intParam("tcp-keepalive", "", 0, 0, cIntMax, 300),
+	intParam("tcp-keepalive", "", 0, 0, cIntMax, 300).acted(),
 	intParam("cluster-migration-barrier", "", 0, 0, cIntMax, 1),
 	intParam("active-defrag-cycle-min", "", 0, 1, 99, 1),
 	intParam("active-defrag-cycle-max", "", 0, 1, 99, 25),
@@ -92,7 +92,7 @@ var numericParams = []paramDef{
 	uintParam("tracking-table-max-keys", "", 0, 0, cLongMax, 1000000).
 		typed(int64Field(func(c *Config) *int64 { return &c.TrackingTableMaxKeys })),
 	uintParam("client-query-buffer-limit", "", fDebug, 1<<20, cLongMax, 1<<30).memory(),
-	intParam("maxmemory-clients", "", 0, -100, cSSizeMax, 0).memory().percent(),
+	intParam("maxmemory-clients", "", 0, -100, cSSizeMax, 0).memory().percent().acted(),
 
 	// Other configs
 	intParam("repl-backlog-ttl", "", 0, 0, cLongMax, 3600).acted(),

@@ -13,29 +13,29 @@ import (
 // The TLS and special rows of the parameter table, and the parsers and
 // printers of the special parameters (Redis's createSpecialConfig rows).
 
-// tlsParams are the TLS configs (the reference build has TLS; miniwatchd
-// does not).
+// tlsParams are the TLS configs (server/tls.go acts on those of the TLS
+// port; the client-side, DH and session-cache-size ones are kept only).
 var tlsParams = []paramDef{
-	intParam("tls-port", "", 0, 0, 65535, 0),
+	intParam("tls-port", "", 0, 0, 65535, 0).acted(),
 	intParam("tls-session-cache-size", "", 0, 0, cIntMax, 20*1024),
 	intParam("tls-session-cache-timeout", "", 0, 0, cIntMax, 300),
 	boolParam("tls-cluster", "", 0, false),
 	boolParam("tls-replication", "", 0, false),
-	enumParam("tls-auth-clients", "", 0, "yes", "no", "yes", "optional"),
+	enumParam("tls-auth-clients", "", 0, "yes", "no", "yes", "optional").acted(),
 	boolParam("tls-prefer-server-ciphers", "", 0, false),
-	boolParam("tls-session-caching", "", 0, true),
-	stringParam("tls-cert-file", "", 0, ""),
-	stringParam("tls-key-file", "", 0, ""),
-	stringParam("tls-key-file-pass", "", 0, ""),
+	boolParam("tls-session-caching", "", 0, true).acted(),
+	stringParam("tls-cert-file", "", 0, "").acted(),
+	stringParam("tls-key-file", "", 0, "").acted(),
+	stringParam("tls-key-file-pass", "", 0, "").acted(),
 	stringParam("tls-client-cert-file", "", 0, ""),
 	stringParam("tls-client-key-file", "", 0, ""),
 	stringParam("tls-client-key-file-pass", "", 0, ""),
 	stringParam("tls-dh-params-file", "", 0, ""),
-	stringParam("tls-ca-cert-file", "", 0, ""),
-	stringParam("tls-ca-cert-dir", "", 0, ""),
-	stringParam("tls-protocols", "", 0, ""),
-	stringParam("tls-ciphers", "", 0, ""),
-	stringParam("tls-ciphersuites", "", 0, ""),
+	stringParam("tls-ca-cert-file", "", 0, "").acted(),
+	stringParam("tls-ca-cert-dir", "", 0, "").acted(),
+	stringParam("tls-protocols", "", 0, "").acted(),
+	stringParam("tls-ciphers", "", 0, "").acted(),
+	stringParam("tls-ciphersuites", "", 0, "").acted(),
 }
 
 // specialParams are the parameters with their own parser and printer.

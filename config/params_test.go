@@ -267,7 +267,6 @@ var configSetCases = []cfgSetCase{
 	{[]string{"slaveof", "no one"}, cfgFailed("slaveof", "can't set immutable config"), nil},
 	{[]string{"daemonize", "yes"}, cfgFailed("daemonize", "can't set immutable config"), nil},
 	{[]string{"unixsocketperm", "700"}, cfgFailed("unixsocketperm", "can't set immutable config"), nil},
-	{[]string{"tls-port", "6380"}, cfgFailed("tls-port", "Unable to update TLS configuration. Check server logs."), []string{"tls-port", "0"}},
 	{[]string{"tls-replication", "yes"}, cfgFailed("tls-replication", "Unable to update TLS configuration. Check server logs."), []string{"tls-replication", "no"}},
 	{[]string{"tls-cert-file", "/nonexistent"}, "OK", []string{"tls-cert-file", "/nonexistent"}},
 	// unknown names, several pairs, atomicity

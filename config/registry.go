@@ -73,7 +73,7 @@ type Registry struct {
 // place (CONFIG SET's rollback assigns *cfg). It gives *cfg its own copy
 // of the slices and map it shares with other Configs, and registers the
 // apply steps that are part of a parameter's meaning (hz is clamped to
-// 1..500; TLS cannot be turned on).
+// 1..500; TLS for replication and the cluster cannot be turned on).
 func NewRegistry(cfg *Config, log *slog.Logger) *Registry {
 	*cfg = cfg.Clone()
 	r := &Registry{cfg: cfg, log: log, byDef: make(map[*paramDef][]int)}
@@ -90,11 +90,10 @@ func clampHz(hz int) int {
 	return min(max(hz, 1), 500)
 }
 
-// applyTLS fails as Redis does when TLS would have to be configured:
-// miniwatchd has no TLS (tls-port can never become non-zero).
+// applyTLS fails as Redis does when TLS cannot be configured: miniwatchd
+// has no replication and no cluster bus to run TLS on.
 func applyTLS(c *Config) error {
-	if c.Params["tls-port"] != "" || c.Params["tls-replication"] == "yes" ||
-		c.Params["tls-cluster"] == "yes" {
+	if c.Params["tls-replication"] == "yes" || c.Params["tls-cluster"] == "yes" {
 		return errors.New("Unable to update TLS configuration. Check server logs.")
 	}
 	return nil
@@ -249,10 +248,14 @@ func (r *Registry) Set(args [][]byte, local bool) error {
 	}
 	for _, h := range pending {
 		if err := r.hooks[h](); err != nil {
+			if r.log != nil {
+				r.log.Warn("Failed applying new configuration. Possibly related to new " + owner[h] +
+					" setting. Restoring previous settings.")
+			}
 			*r.cfg = old
 			for _, h2 := range pending {
 				if err2 := r.hooks[h2](); err2 != nil && r.log != nil {
-					r.log.Warn("Failed applying restored failed CONFIG SET command", "err", err2)
+					r.log.Warn("Failed applying restored failed CONFIG SET command: " + err2.Error())
 				}
 			}
 			return setFailed(owner[h], err.Error())

@@ -182,10 +182,7 @@ const (
 // groups of params_basic.go, params_numeric.go and params_special.go.
 var paramTable = slices.Concat(boolParams, stringParams, enumParams, numericParams, tlsParams, specialParams, ourParams)
 
-// Primary names of the parameters whose apply step touches TLS (applyTlsCfg
-// and applyTLSPort in Redis).
-var tlsApplyParams = []string{"tls-port", "tls-session-cache-size", "tls-session-cache-timeout",
-	"tls-cluster", "tls-replication", "tls-prefer-server-ciphers", "tls-session-caching",
-	"tls-cert-file", "tls-key-file", "tls-key-file-pass", "tls-client-cert-file",
-	"tls-client-key-file", "tls-client-key-file-pass", "tls-dh-params-file",
-	"tls-ca-cert-file", "tls-ca-cert-dir", "tls-protocols", "tls-ciphers", "tls-ciphersuites"}
+// Primary names of the TLS parameters miniwatchd cannot turn on (TLS for
+// replication and the cluster bus, which it has not); the server's own
+// apply steps (server/tls.go) configure the TLS port.
+var tlsApplyParams = []string{"tls-cluster", "tls-replication"}

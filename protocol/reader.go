@@ -135,6 +135,10 @@ type argSpan struct{ start, end int }
 // Buffered reports the bytes received but not parsed yet (CLIENT LIST qbuf).
 func (p *Parser) Buffered() int { return len(p.buf) - p.pos }
 
+// Unparsed returns the bytes received but not parsed yet; they stay valid
+// until the next Fill or Next.
+func (p *Parser) Unparsed() []byte { return p.buf[p.pos:] }
+
 // Cap reports the capacity of the query buffer; it may be called from any
 // goroutine.
 func (p *Parser) Cap() int { return int(p.bufCap.Load()) }

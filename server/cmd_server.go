@@ -171,6 +171,7 @@ func (s *Server) resetStatsLocked() {
 	s.stats.totalConnections.Store(0)
 	s.stats.totalCommands.Store(0)
 	s.stats.rejectedConnections.Store(0)
+	s.lim.evictedClients = 0
 	s.stats.totalErrorReplies = 0
 	s.stats.errors = nil
 	s.stats.netInputBytes.Store(0)

@@ -63,18 +63,23 @@ func socketFile(conn net.Conn) (*os.File, error) {
 }
 
 // newClient registers a connection, or refuses it when maxclients is
-// reached (with Redis's error).
+// reached or protected mode denies it (with Redis's errors).
 func (s *Server) newClient(conn net.Conn) *client {
-	if tc, ok := conn.(*net.TCPConn); ok {
-		tc.SetNoDelay(true)
-		tc.SetKeepAlive(true)
-		tc.SetKeepAlivePeriod(300 * time.Second)
-	}
 	s.mu.Lock()
+	if tc, ok := conn.(*net.TCPConn); ok {
+		tuneTCP(tc, s.paramInt("tcp-keepalive"))
+	}
 	if len(s.clients) >= s.cfg.MaxClients {
 		s.mu.Unlock()
 		s.stats.rejectedConnections.Add(1)
 		conn.Write([]byte("-ERR max number of clients reached\r\n"))
+		conn.Close()
+		return nil
+	}
+	if s.protectedDenyLocked(conn) { // protected.go
+		s.mu.Unlock()
+		s.stats.rejectedConnections.Add(1)
+		conn.Write([]byte(deniedText))
 		conn.Close()
 		return nil
 	}
@@ -146,6 +151,9 @@ func (s *Server) processLocked(c *client) {
 			s.loop.closeLocked(c)
 			break
 		}
+		if c.pending() > 0 {
+			s.checkOutputLimitLocked(c, true) // limits.go: client-output-buffer-limit
+		}
 	}
 	for _, fn := range s.hooks.batchEnd {
 		fn(s, c)
@@ -163,4 +171,22 @@ func protocolErrorReply(err error) string {
 		return string(pe.Reply())
 	}
 	return "ERR " + err.Error()
+}
+
+// tuneTCP sets an accepted socket's options as Redis does
+// (connCreateAcceptedSocket, anetKeepAlive): TCP_NODELAY, and with
+// tcp-keepalive > 0 SO_KEEPALIVE with the first probe after that many
+// seconds of silence, then every third of it, three probes in all. The
+// value is read at accept: CONFIG SET tcp-keepalive applies to new
+// connections.
+func tuneTCP(tc *net.TCPConn, keepalive int64) {
+	tc.SetNoDelay(true)
+	if keepalive <= 0 {
+		tc.SetKeepAlive(false)
+		return
+	}
+	period := time.Duration(keepalive) * time.Second
+	tc.SetKeepAliveConfig(net.KeepAliveConfig{
+		Enable: true, Idle: period, Interval: max(period/3, time.Second), Count: 3,
+	})
 }

@@ -182,6 +182,9 @@ func (l *eventLoop) readLocked(c *client) {
 	n, err := c.parser.Fill(fdReader{c.fd})
 	if n > 0 {
 		s.stats.netInputBytes.Add(int64(n))
+		if s.queryBufOverLocked(c) { // limits.go
+			return
+		}
 		if c.blocked == nil {
 			// Replies wait for the end of the round, as in Redis
 			// (handleClientsWithPendingWrites in beforeSleep): writing

@@ -279,7 +279,7 @@ func (s *Server) infoStats(b *strings.Builder) {
 	field(b, "expired_time_cap_reached_count", st.ExpiredTimeCapReachedCnt)
 	field(b, "expire_cycle_cpu_milliseconds", st.ExpireCycleCPUMillis)
 	field(b, "evicted_keys", st.EvictedKeys)
-	field(b, "evicted_clients", 0)
+	field(b, "evicted_clients", s.lim.evictedClients)
 	field(b, "total_eviction_exceeded_time", 0)
 	field(b, "current_eviction_exceeded_time", 0)
 	field(b, "keyspace_hits", st.KeyspaceHits)

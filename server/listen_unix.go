@@ -14,7 +14,7 @@ import (
 // (enable-debug-command local), carry CLIENT LIST flag U and show
 // "<path>:0" as addr and laddr, and MONITOR shows them as "unix:<path>".
 
-// listenUnix opens the Unix socket listener when unixsocket is set.
+// listenUnix opens the Unix socket listener when unixsocket is set (lnMu).
 func (s *Server) listenUnix() error {
 	path := s.ops.unixSocket
 	if path == "" {
@@ -34,9 +34,7 @@ func (s *Server) listenUnix() error {
 			return err
 		}
 	}
-	s.lnMu.Lock()
-	s.listeners = append(s.listeners, ln)
-	s.lnMu.Unlock()
+	s.lns.unix = ln
 	return nil
 }
 

@@ -68,11 +68,20 @@ func (s *Server) outputLimitReachedLocked(c *client, used int) bool {
 // closeClientOnOutputBufferLimitReached): pending output is dropped, the
 // connection closed, and the client's own goroutine frees it, dropping its
 // subscriptions.
-func (s *Server) closeClientASAPLocked(c *client) {
+func (s *Server) closeClientASAPLocked(c *client) { s.closeOverLimitLocked(c, true) }
+
+// closeOverLimitLocked is closeClientASAPLocked with Redis's log line for
+// an asynchronous close (output added) or a synchronous one (the cron's
+// check: "closed for overcoming").
+func (s *Server) closeOverLimitLocked(c *client, async bool) {
 	if c.killed.Swap(true) {
 		return
 	}
-	s.log.Warn("Client " + s.clientInfoLocked(c) + " scheduled to be closed ASAP for overcoming of output buffer limits.")
+	if async {
+		s.log.Warn("Client " + s.clientInfoLocked(c) + " scheduled to be closed ASAP for overcoming of output buffer limits.")
+	} else {
+		s.log.Warn("Client " + s.clientInfoLocked(c) + " closed for overcoming of output buffer limits.")
+	}
 	s.ps.obufDisconnections++
 	c.w.Buf = c.w.Buf[:c.wpos] // drop what is unwritten
 	s.loop.closeLocked(c)

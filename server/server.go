@@ -1,10 +1,9 @@
 package server
 
 import (
+	"crypto/tls"
 	"errors"
 	"log/slog"
-	"net"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -41,7 +40,7 @@ type Server struct {
 	stats   stats // mu unless atomic
 
 	lnMu      sync.Mutex
-	listeners []net.Listener
+	lns       listenerSet // lnMu: the TCP, TLS and Unix socket listeners (listen.go)
 	closing   atomic.Bool
 	done      chan struct{}
 	stopped   chan struct{} // closed once Close has finished (close hooks included)
@@ -56,18 +55,20 @@ type Server struct {
 	expireCycle  expire.Cycle // used only by the cron goroutine
 	configFile   string       // absolute path of the config file, "" if none
 	mem          memState
-	blk          blockingState // mu: blocked clients and ready keys (blocking.go)
-	wobs         watchObs      // mu: WATCH observability (watch_obs.go)
-	loop         *eventLoop    // client I/O (eventloop.go)
-	aof          aofState      // mu (aof.go)
-	acl          aclState      // mu: ACL users and log (acl.go)
-	hooks        hooks         // filled once by wire (wiring.go); read-only after New but for test seams
-	ops          opsState      // mu: MONITOR, SLOWLOG, LATENCY, CLIENT PAUSE (ops.go)
-	rdb          rdbState      // mu: RDB snapshots (rdb_save.go)
-	cluster      clusterMode   // mu, but for on (set in New): cluster mode (cluster.go)
-	migrate      migrateCache  // mu: MIGRATE's cached connections (cmd_migrate.go)
-	faults       faultState    // mu: injected faults (fault.go)
-	repl         replState     // mu: replication, both sides (repl_master.go, repl_replica.go)
+	blk          blockingState              // mu: blocked clients and ready keys (blocking.go)
+	wobs         watchObs                   // mu: WATCH observability (watch_obs.go)
+	loop         *eventLoop                 // client I/O (eventloop.go)
+	aof          aofState                   // mu (aof.go)
+	acl          aclState                   // mu: ACL users and log (acl.go)
+	hooks        hooks                      // filled once by wire (wiring.go); read-only after New but for test seams
+	ops          opsState                   // mu: MONITOR, SLOWLOG, LATENCY, CLIENT PAUSE (ops.go)
+	rdb          rdbState                   // mu: RDB snapshots (rdb_save.go)
+	cluster      clusterMode                // mu, but for on (set in New): cluster mode (cluster.go)
+	migrate      migrateCache               // mu: MIGRATE's cached connections (cmd_migrate.go)
+	faults       faultState                 // mu: injected faults (fault.go)
+	repl         replState                  // mu: replication, both sides (repl_master.go, repl_replica.go)
+	lim          limitsState                // mu: client limits (limits.go)
+	tlsCfg       atomic.Pointer[tls.Config] // the TLS port's configuration, nil until loaded (tls.go)
 	// cmdStart is when the next top-level command starts (wall clock): set
 	// by the connection loop at the start of a batch and advanced by each
 	// command to its end, so the clock is read once per command (mu).
@@ -168,109 +169,12 @@ func start(cfg Config, prepare func(s *Server)) (*Server, error) {
 // Clock returns the server's clock: tests freeze, set and advance it.
 func (s *Server) Clock() *expire.Clock { return s.clock }
 
-// Listen opens the listeners for cfg.Bind and cfg.Port.
-func (s *Server) Listen() error {
-	binds := s.cfg.Bind
-	if len(binds) == 0 {
-		binds = []string{"127.0.0.1"}
-	}
-	port := s.cfg.Port
-	if port == 0 && s.ops.unixSocket != "" {
-		binds = nil // port 0 with a Unix socket: no TCP listener, as in Redis
-	}
-	for _, b := range binds {
-		if len(b) > 0 && b[0] == '-' {
-			b = b[1:] // "-::1": optional address, as redis.conf allows
-		}
-		ln, err := net.Listen("tcp", net.JoinHostPort(b, strconv.Itoa(port)))
-		if err != nil {
-			s.closeListeners()
-			return err
-		}
-		if port == 0 {
-			port = ln.Addr().(*net.TCPAddr).Port // every address gets the same port
-		}
-		s.lnMu.Lock()
-		s.listeners = append(s.listeners, ln)
-		s.lnMu.Unlock()
-	}
-	s.cfg.Port = port
-	if err := s.listenUnix(); err != nil { // unixsocket (listen_unix.go)
-		s.closeListeners()
-		return err
-	}
-	return nil
-}
-
-// Addr returns the address of the first listener.
-func (s *Server) Addr() net.Addr {
-	s.lnMu.Lock()
-	defer s.lnMu.Unlock()
-	if len(s.listeners) == 0 {
-		return nil
-	}
-	return s.listeners[0].Addr()
-}
-
 // ListenAndServe listens and serves until Close or SHUTDOWN.
 func (s *Server) ListenAndServe() error {
 	if err := s.Listen(); err != nil {
 		return err
 	}
 	return s.Serve()
-}
-
-// Serve accepts connections on the listeners opened by Listen and runs the
-// background tasks, until Close or SHUTDOWN.
-func (s *Server) Serve() error {
-	s.lnMu.Lock()
-	lns := append([]net.Listener(nil), s.listeners...)
-	s.lnMu.Unlock()
-	if len(lns) == 0 {
-		return errors.New("not listening")
-	}
-	s.wg.Add(2)
-	go func() {
-		defer s.wg.Done()
-		s.cron()
-	}()
-	go func() {
-		defer s.wg.Done()
-		s.loop.run()
-	}()
-	for _, ln := range lns {
-		s.wg.Add(1)
-		go func(ln net.Listener) {
-			defer s.wg.Done()
-			s.acceptLoop(ln)
-		}(ln)
-	}
-	<-s.stopped
-	return nil
-}
-
-func (s *Server) acceptLoop(ln net.Listener) {
-	for {
-		conn, err := ln.Accept()
-		if err != nil {
-			if s.closing.Load() || s.ops.listenersClosed.Load() {
-				return
-			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				time.Sleep(5 * time.Millisecond)
-				continue
-			}
-			s.log.Warn("accept failed", "err", err)
-			time.Sleep(5 * time.Millisecond)
-			continue
-		}
-		s.wg.Add(1)
-		go func() {
-			defer s.wg.Done()
-			s.serveConn(conn)
-		}()
-	}
 }
 
 // Close stops accepting, disconnects every client, stops background
@@ -309,14 +213,6 @@ func (s *Server) runCloseHooks() {
 
 // Done is closed when the server has stopped (Close or SHUTDOWN).
 func (s *Server) Done() <-chan struct{} { return s.done }
-
-func (s *Server) closeListeners() {
-	s.lnMu.Lock()
-	for _, ln := range s.listeners {
-		ln.Close()
-	}
-	s.lnMu.Unlock()
-}
 
 // cron runs Redis's serverCron duties that matter here, hz times a second
 // (table maintenance, client timeouts, the slow active expiry cycle), and,
@@ -370,6 +266,7 @@ func (s *Server) cronOnce() {
 	s.ks.SetTime(s.clock.UnixMilli())
 	s.ks.DatabasesCron(time.Millisecond)
 	s.closeTimedOutClientsLocked()
+	s.outputLimitsCronLocked() // limits.go
 	for _, fn := range s.hooks.cron {
 		fn(s)
 	}

@@ -178,6 +178,9 @@ func (s *Server) wire() {
 		(*Server).logStartLocked,      // log_redis.go: loglevel
 		(*Server).opsStartLocked,      // ops.go: slowlog, latency, min-replicas, unixsocket
 		(*Server).watchObsStartLocked, // watch_obs.go: watch-hotkeys-size, watch-compat
+		(*Server).listenStartLocked,   // listen.go: bind, port (applyBind, updatePort)
+		(*Server).limitsStartLocked,   // limits.go: client-query-buffer-limit
+		(*Server).tlsStartLocked,      // tls.go: tls-port and the TLS configuration
 		(*Server).replStartLocked,     // repl_replica.go: replicaof (connected by the replication cron)
 	)
 	// loadDataFromDisk.
@@ -276,6 +279,7 @@ func (s *Server) wire() {
 	h.beforeSleep = append(h.beforeSleep,
 		(*Server).replBeforeSleepLocked, // repl_feed.go: processClientsWaitingReplicas, GETACK
 		(*Server).aofBeforeSleepLocked,  // aof_reply.go
+		(*Server).evictClientsLocked,    // limits.go: maxmemory-clients (evictClients)
 	)
 
 	// freeClient: unblockClient, then the pub/sub unsubscriptions and
