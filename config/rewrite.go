@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/miniwatchd/miniwatchd/internal/atomicfile"
 	"github.com/miniwatchd/miniwatchd/protocol"
 )
 
@@ -267,19 +268,9 @@ func overwriteFile(path, content string) error {
 	tmp := f.Name()
 	_, err = f.WriteString(content)
 	if err == nil {
-		err = f.Sync()
-	}
-	if err == nil {
 		err = f.Chmod(0o644)
 	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
+	if err := atomicfile.Commit(f, tmp, path, err); err != nil {
 		return err
 	}
 	if d, derr := os.Open(filepath.Dir(path)); derr == nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/miniwatchd/miniwatchd/aof"
 	"github.com/miniwatchd/miniwatchd/db"
+	"github.com/miniwatchd/miniwatchd/internal/atomicfile"
 	"github.com/miniwatchd/miniwatchd/protocol"
 )
 
@@ -502,17 +503,7 @@ func (s *Server) writeBaseNowLocked(name string) error {
 		return fmt.Errorf("Opening the temp file for AOF rewrite: %w", err)
 	}
 	_, err = f.Write(rw.buf)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
+	if err = atomicfile.Commit(f, tmp, path, err); err != nil {
 		return fmt.Errorf("Write error writing append only file on disk: %w", err)
 	}
 	return nil

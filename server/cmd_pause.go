@@ -56,14 +56,25 @@ var (
 	errTimeoutNoInt = protocol.Error("ERR timeout is not an integer or out of range")
 )
 
-func cmdClientPause(c *client, args [][]byte) {
-	ms, ok := protocol.ParseInt(args[2])
+// parseTimeoutMs parses a milliseconds timeout as Redis's
+// getTimeoutFromObjectOrReply does for CLIENT PAUSE and WAIT (UNIT_MILLISECONDS):
+// an integer, not negative; on failure it replies the error and returns false.
+func parseTimeoutMs(c *client, arg []byte) (int64, bool) {
+	ms, ok := protocol.ParseInt(arg)
 	if !ok {
 		c.fail(errTimeoutNoInt)
-		return
+		return 0, false
 	}
 	if ms < 0 {
 		c.fail(errTimeoutNeg)
+		return 0, false
+	}
+	return ms, true
+}
+
+func cmdClientPause(c *client, args [][]byte) {
+	ms, ok := parseTimeoutMs(c, args[2])
+	if !ok {
 		return
 	}
 	kind := pauseAll

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/miniwatchd/miniwatchd/db"
+	"github.com/miniwatchd/miniwatchd/internal/atomicfile"
 	"github.com/miniwatchd/miniwatchd/rdb"
 )
 
@@ -366,16 +367,7 @@ func (j *bgsaveJob) assemble() error {
 	if err == nil {
 		err = bw.Flush()
 	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, j.path)
-	}
-	if err != nil {
+	if err = atomicfile.Commit(f, tmp, j.path, err); err != nil {
 		return fmt.Errorf("Write error saving DB on disk: %w", err)
 	}
 	return nil

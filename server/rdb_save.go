@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/miniwatchd/miniwatchd/db"
+	"github.com/miniwatchd/miniwatchd/internal/atomicfile"
 	"github.com/miniwatchd/miniwatchd/protocol"
 	"github.com/miniwatchd/miniwatchd/rdb"
 )
@@ -141,17 +142,7 @@ func (s *Server) writeRDBFileLocked(path string, aofBase bool) error {
 	if err == nil {
 		err = bw.Flush()
 	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
+	if err = atomicfile.Commit(f, tmp, path, err); err != nil {
 		s.log.Warn("Write error saving DB on disk: " + strerror(err))
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/miniwatchd/miniwatchd/aof"
+	"github.com/miniwatchd/miniwatchd/internal/atomicfile"
 )
 
 // The replica's handshake with its master (Redis 7.0 syncWithMaster,
@@ -445,9 +446,5 @@ func (h *replHandshake) attach(setup func()) error {
 // writeFileAtomic writes data to path through a temporary file.
 func writeFileAtomic(path string, data []byte) error {
 	tmp := filepath.Join(filepath.Dir(path), fmt.Sprintf("temp-%d.%d.rdb", time.Now().Unix(), os.Getpid()))
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return os.Rename(tmp, path)
+	return atomicfile.Write(tmp, path, data, 0o644)
 }

@@ -36,13 +36,8 @@ func cmdWait(c *client, args [][]byte) {
 		c.fail(protocol.ErrNotInteger)
 		return
 	}
-	ms, ok := protocol.ParseInt(args[2])
+	ms, ok := parseTimeoutMs(c, args[2])
 	if !ok {
-		c.fail(errTimeoutNoInt)
-		return
-	}
-	if ms < 0 {
-		c.fail(errTimeoutNeg)
 		return
 	}
 	acked := s.replCountAcksLocked(c.woff)
