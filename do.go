@@ -43,27 +43,10 @@ func (s *Server) Do(args ...string) (any, error) {
 	return v, nil
 }
 
-// value converts a reply frame to Do's Go values.
+// value converts a reply frame to Do's Go values: a null is nil, an error
+// reply a ReplyError, the rest as resptest.Node.Value converts them.
 func value(n resptest.Node) any {
-	switch {
-	case n.Null:
-		return nil
-	case n.IsError():
-		return ReplyError(n.Str)
-	}
-	switch n.Kind {
-	case ':':
-		return n.Int
-	case '#':
-		return n.Bool
-	case '*', '~', '>', '%':
-		out := make([]any, len(n.Elems))
-		for i, e := range n.Elems {
-			out[i] = value(e)
-		}
-		return out
-	}
-	return n.Str
+	return n.Convert(nil, func(text string) any { return ReplyError(text) })
 }
 
 // do is Do for the typed methods: the reply, with a null as

@@ -12,11 +12,19 @@ const Nil = "<nil>"
 // whose text is the reply's, an array, set, push or map (keys and values in
 // turn) a []any, and every null Nil.
 func (n Node) Value() any {
+	return n.Convert(Nil, func(text string) any { return errors.New(text) })
+}
+
+// Convert is Value with the caller's choices for the two replies that
+// have no one Go form: null stands for every null, and errf(text) for an
+// error reply of that text (the embedding package's Do uses nil and its
+// own error type).
+func (n Node) Convert(null any, errf func(text string) any) any {
 	switch {
 	case n.Null:
-		return Nil
+		return null
 	case n.IsError():
-		return errors.New(n.Str)
+		return errf(n.Str)
 	}
 	switch n.Kind {
 	case ':':
@@ -26,7 +34,7 @@ func (n Node) Value() any {
 	case '*', '~', '>', '%':
 		out := make([]any, len(n.Elems))
 		for i, e := range n.Elems {
-			out[i] = e.Value()
+			out[i] = e.Convert(null, errf)
 		}
 		return out
 	}
