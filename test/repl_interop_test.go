@@ -172,10 +172,11 @@ func sameReplicaDigest(master, replica string) (same bool, unread int) {
 }
 
 // compareDatasets compares every database of a master and its replica key
-// by key (sameReplicaDigest) and returns how many keys it compared.
-func compareDatasets(t *testing.T, a, b *respConn) int {
+// by key (sameReplicaDigest) and returns how many keys it compared and how
+// many stream groups had entries-read nil on the replica only.
+func compareDatasets(t *testing.T, a, b *respConn) (keys, unread int) {
 	t.Helper()
-	n, streams, unread := 0, 0, 0
+	n, streams := 0, 0
 	for db := 0; db < 16; db++ {
 		mustDo(t, a, "SELECT", strconv.Itoa(db))
 		mustDo(t, b, "SELECT", strconv.Itoa(db))
@@ -203,7 +204,19 @@ func compareDatasets(t *testing.T, a, b *respConn) int {
 		t.Fatalf("functions differ: %q vs %q", fa, fb)
 	}
 	t.Logf("compared %d keys, %d of them streams (%d groups with entries-read nil on the replica only)", n, streams, unread)
-	return n
+	return n, unread
+}
+
+// compareSnapshot compares a replica that has only its full resync's
+// snapshot with its master: the snapshot carries every stream group's
+// entries-read, so none may be missing.
+func compareSnapshot(t *testing.T, master, replica *respConn) {
+	t.Helper()
+	keys, unread := compareDatasets(t, master, replica)
+	if unread != 0 {
+		t.Fatalf("after the full resync %d stream groups lack their entries-read on the replica", unread)
+	}
+	t.Logf("after the full resync (snapshot only): %d keys equal", keys)
 }
 
 func flatKeys(t *testing.T, c *respConn) []string {
@@ -251,13 +264,15 @@ func TestReplRedisReplicaOfOurs(t *testing.T) {
 	defer func() { red.stop() }()
 	r := dialT(t, red.addr)
 	waitInfo(t, r, "replication", "master_link_status", "up", 20*time.Second)
+	waitSameOffset(t, m, r)
+	compareSnapshot(t, m, r)
 	// Data after goes through the stream; WAIT sees the replica's ack.
 	replWorkload{seed: 2, ops: 1500, keys: 2000}.run(t, m, m2)
 	if n := mustDo(t, m, "WAIT", "1", "5000"); n.Int != 1 {
 		t.Fatalf("WAIT 1 5000 = %v", n.Raw)
 	}
 	waitSameOffset(t, m, r)
-	keys := compareDatasets(t, m, r)
+	keys, _ := compareDatasets(t, m, r)
 	role := mustDo(t, m, "ROLE")
 	if len(role.Elems) != 3 || len(role.Elems[2].Elems) != 1 || role.Elems[2].Elems[0].Elems[1].Str != strconv.Itoa(red.port) {
 		t.Fatalf("ROLE %q", role.Raw)
@@ -284,7 +299,7 @@ func TestReplRedisReplicaOfOurs(t *testing.T) {
 	if got := replInfo(t, m, "stats", "sync_partial_ok"); got == partialBefore {
 		t.Fatalf("the restarted replica did not resync partially (sync_partial_ok %s)\n%s", got, red2.logTail())
 	}
-	keys = compareDatasets(t, m, r)
+	keys, _ = compareDatasets(t, m, r)
 	t.Logf("after the replica's restart (partial resync): %d keys equal", keys)
 }
 
@@ -314,6 +329,8 @@ func TestReplOursReplicaOfRedis(t *testing.T) {
 		t.Fatalf("REPLICAOF: %q", n.Raw)
 	}
 	waitInfo(t, r, "replication", "master_link_status", "up", 20*time.Second)
+	waitSameOffset(t, m, r)
+	compareSnapshot(t, m, r)
 	if n := mustDo(t, r, "SET", "x", "1"); n.Str != "READONLY You can't write against a read only replica." {
 		t.Fatalf("write on the replica: %q", n.Raw)
 	}
@@ -329,7 +346,7 @@ func TestReplOursReplicaOfRedis(t *testing.T) {
 	}
 	replWorkload{seed: 5, ops: 1500, keys: 2000}.run(t, m, m2)
 	waitSameOffset(t, m, r)
-	keys := compareDatasets(t, m, r)
+	keys, _ := compareDatasets(t, m, r)
 	role := mustDo(t, r, "ROLE")
 	if len(role.Elems) != 5 || role.Elems[0].Str != "slave" || role.Elems[3].Str != "connected" {
 		t.Fatalf("ROLE on the replica: %q", role.Raw)
@@ -351,7 +368,7 @@ func TestReplOursReplicaOfRedis(t *testing.T) {
 	if got := replInfo(t, m, "stats", "sync_partial_ok"); got == partialBefore {
 		t.Fatalf("the replica did not resync partially (sync_partial_ok %s)", got)
 	}
-	keys = compareDatasets(t, m, r)
+	keys, _ = compareDatasets(t, m, r)
 	t.Logf("after the link's restart (partial resync): %d keys equal", keys)
 
 	// Restarted with replicaof, from the snapshot it saved (with the
@@ -379,7 +396,7 @@ func TestReplOursReplicaOfRedis(t *testing.T) {
 	if got := replInfo(t, m, "stats", "sync_partial_ok"); got == partialBefore {
 		t.Fatalf("the restarted replica did not resync partially (sync_partial_ok %s)\n%s", got, ours.logTail())
 	}
-	keys = compareDatasets(t, m, r)
+	keys, _ = compareDatasets(t, m, r)
 	t.Logf("after the replica's restart (partial resync): %d keys equal", keys)
 
 	// Promoted, it takes writes again.
