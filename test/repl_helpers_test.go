@@ -213,9 +213,6 @@ type replWorkload struct {
 	seed int64
 	ops  int
 	keys int // bulk keys of every type, written pipelined
-	// noStreams leaves streams out, for data that goes through a
-	// snapshot: rdb/ has no stream codec yet (rdb/doc.go).
-	noStreams bool
 }
 
 // run sends the workload through a (and b for the blocked pops).
@@ -257,18 +254,16 @@ func (w replWorkload) run(t *testing.T, a, b *respConn) {
 	do("PFADD", "hll", "a", "b", "c")
 	do("PFMERGE", "hll2", "hll")
 	do("GEOADD", "geo", "13.361389", "38.115556", "Palermo", "15.087269", "37.502669", "Catania")
-	if !w.noStreams {
-		st := "st" + strconv.FormatInt(w.seed, 10)
-		do("XADD", st, "1-1", "f", "v")
-		do("XADD", st, "MAXLEN", "10", "2-1", "g", "w")
-		do("XADD", st, "3-1", "h", "x")
-		do("XGROUP", "CREATE", st, "grp", "0")
-		do("XREADGROUP", "GROUP", "grp", "alice", "COUNT", "1", "STREAMS", st, ">")
-		do("XREADGROUP", "GROUP", "grp", "bob", "NOACK", "COUNT", "1", "STREAMS", st, ">")
-		do("XACK", st, "grp", "1-1")
-		do("XDEL", st, "2-1")
-		do("XCLAIM", st, "grp", "carol", "0", "3-1")
-	}
+	st := "st" + strconv.FormatInt(w.seed, 10)
+	do("XADD", st, "1-1", "f", "v")
+	do("XADD", st, "MAXLEN", "10", "2-1", "g", "w")
+	do("XADD", st, "3-1", "h", "x")
+	do("XGROUP", "CREATE", st, "grp", "0")
+	do("XREADGROUP", "GROUP", "grp", "alice", "COUNT", "1", "STREAMS", st, ">")
+	do("XREADGROUP", "GROUP", "grp", "bob", "NOACK", "COUNT", "1", "STREAMS", st, ">")
+	do("XACK", st, "grp", "1-1")
+	do("XDEL", st, "2-1")
+	do("XCLAIM", st, "grp", "carol", "0", "3-1")
 	do("MULTI")
 	do("SET", "tx1", "1")
 	do("INCR", "tx2")
@@ -361,6 +356,23 @@ func (w replWorkload) bulk(t *testing.T, a *respConn) {
 		}
 		if i%3 == 0 {
 			add("DEL", "int:"+k)
+		}
+		if i%20 == 0 {
+			// A stream of 1 to 250 entries (several nodes from 101),
+			// some deleted, with two groups, PELs of two consumers,
+			// acks and a claim.
+			sk := "stream:" + k
+			for j := 1; j <= 1+i%250; j++ {
+				add("XADD", sk, strconv.Itoa(i+1)+"-"+strconv.Itoa(j), "f", strconv.Itoa(j), "k", k)
+			}
+			add("XDEL", sk, strconv.Itoa(i+1)+"-2", strconv.Itoa(i+1)+"-50")
+			add("XGROUP", "CREATE", sk, "g1", "0")
+			add("XGROUP", "CREATE", sk, "g2", "$", "ENTRIESREAD", "0")
+			add("XREADGROUP", "GROUP", "g1", "c1", "COUNT", "30", "STREAMS", sk, ">")
+			add("XREADGROUP", "GROUP", "g1", "c2", "COUNT", "5", "STREAMS", sk, ">")
+			add("XACK", sk, "g1", strconv.Itoa(i+1)+"-1", strconv.Itoa(i+1)+"-7")
+			add("XCLAIM", sk, "g1", "c3", "0", strconv.Itoa(i+1)+"-3", "JUSTID")
+			add("XGROUP", "CREATECONSUMER", sk, "g2", "idle")
 		}
 	}
 	add("SELECT", "0")

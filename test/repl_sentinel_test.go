@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -25,51 +26,14 @@ func TestReplSentinelFailoverToOurs(t *testing.T) { testSentinelFailover(t, "min
 func TestReplSentinelFailoverToRedis(t *testing.T) { testSentinelFailover(t, "redis-server") }
 
 func testSentinelFailover(t *testing.T, promote string) {
-	requireRedis(t)
-	oursPrio, redisPrio := "10", "100"
-	if promote == "redis-server" {
-		oursPrio, redisPrio = "100", "10"
-	}
-	master, err := startOurs("--repl-diskless-sync-delay", "0", "--dir", t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer master.stop()
-	mport := strconv.Itoa(master.port)
-	r1, err := startOurs("--replicaof", "127.0.0.1", mport, "--repl-diskless-sync-delay", "0", "--replica-priority", oursPrio, "--dir", t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r1.stop()
-	r2, err := startRedis("--replicaof", "127.0.0.1", mport, "--replica-priority", redisPrio, "--dir", t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r2.stop()
-	for _, p := range []*serverProc{r1, r2} {
-		waitInfo(t, dialT(t, p.addr), "replication", "master_link_status", "up", 20*time.Second)
-	}
-	sport := startSentinel(t, "mymaster", master.port)
-
+	g := startSentinelGroup(t, promote)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	fc := goredis.NewFailoverClient(&goredis.FailoverOptions{
-		MasterName: "mymaster", SentinelAddrs: []string{"127.0.0.1:" + strconv.Itoa(sport)},
+		MasterName: "mymaster", SentinelAddrs: []string{"127.0.0.1:" + strconv.Itoa(g.sentinel)},
 		MaxRetries: 10, MinRetryBackoff: 100 * time.Millisecond, MaxRetryBackoff: time.Second,
 	})
 	defer fc.Close()
-	// Sentinel learns the replicas from the master's INFO.
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		reps, err := goredis.NewSentinelClient(&goredis.Options{Addr: "127.0.0.1:" + strconv.Itoa(sport)}).Replicas(ctx, "mymaster").Result()
-		if err == nil && len(reps) == 2 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("sentinel does not list 2 replicas: %v %v", reps, err)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
 	confirmed := 0
 	for i := 0; i < 200; i++ {
 		if err := fc.Set(ctx, "k"+strconv.Itoa(i), i, 0).Err(); err != nil {
@@ -80,33 +44,9 @@ func testSentinelFailover(t *testing.T, promote string) {
 	if n, err := fc.Do(ctx, "WAIT", "2", "5000").Int(); err != nil || n != 2 {
 		t.Fatalf("WAIT 2 5000 = %v, %v", n, err)
 	}
-	master.stop()
-
-	// Sentinel promotes one replica and points the other at it.
-	var newMaster string
-	deadline = time.Now().Add(40 * time.Second)
-	for time.Now().Before(deadline) {
-		addr, err := goredis.NewSentinelClient(&goredis.Options{Addr: "127.0.0.1:" + strconv.Itoa(sport)}).GetMasterAddrByName(ctx, "mymaster").Result()
-		if err == nil && addr[1] != mport {
-			newMaster = addr[0] + ":" + addr[1]
-			break
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	if newMaster == "" {
-		t.Fatal("no failover in time")
-	}
-	promoted, other := r1, r2
-	if newMaster == r2.addr {
-		promoted, other = r2, r1
-	}
-	if promoted.name != promote {
-		t.Fatalf("Sentinel promoted %s, not the %s replica with the best replica-priority", promoted.name, promote)
-	}
-	waitInfo(t, dialT(t, promoted.addr), "replication", "role", "master", 20*time.Second)
+	g.master.stop()
+	promoted, other := g.awaitFailover(t, promote)
 	oc := dialT(t, other.addr)
-	waitInfo(t, oc, "replication", "master_port", strconv.Itoa(promoted.port), 30*time.Second)
-	waitInfo(t, oc, "replication", "master_link_status", "up", 20*time.Second)
 
 	// The client follows; nothing confirmed was lost.
 	for i := 0; i < confirmed; i++ {
@@ -124,7 +64,121 @@ func testSentinelFailover(t *testing.T, promote string) {
 	if v := mustDo(t, oc, "GET", "after").Str; v != "1" {
 		t.Fatalf("the other replica did not get the new master's write: %q", v)
 	}
-	t.Logf("failover to %s (%s); %d confirmed writes kept", newMaster, promoted.name, confirmed)
+	t.Logf("failover to %s (%s); %d confirmed writes kept", promoted.addr, promoted.name, confirmed)
+}
+
+// sentinelGroup is a miniwatchd master with a miniwatchd and a
+// redis-server replica, monitored by one Sentinel as "mymaster".
+type sentinelGroup struct {
+	master, ours, redis *serverProc
+	sentinel            int // the Sentinel's port
+}
+
+// startSentinelGroup starts a sentinelGroup whose replica-priority makes
+// Sentinel promote the promote ("miniwatchd" or "redis-server") replica,
+// and returns once Sentinel lists both replicas.
+func startSentinelGroup(t *testing.T, promote string) *sentinelGroup {
+	t.Helper()
+	requireRedis(t)
+	oursPrio, redisPrio := "10", "100"
+	if promote == "redis-server" {
+		oursPrio, redisPrio = "100", "10"
+	}
+	g := &sentinelGroup{}
+	var err error
+	if g.master, err = startOurs("--repl-diskless-sync-delay", "0", "--dir", t.TempDir()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(g.master.stop)
+	mport := strconv.Itoa(g.master.port)
+	if g.ours, err = startOurs("--replicaof", "127.0.0.1", mport, "--repl-diskless-sync-delay", "0", "--replica-priority", oursPrio, "--dir", t.TempDir()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(g.ours.stop)
+	if g.redis, err = startRedis("--replicaof", "127.0.0.1", mport, "--replica-priority", redisPrio, "--dir", t.TempDir()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(g.redis.stop)
+	for _, p := range []*serverProc{g.ours, g.redis} {
+		waitInfo(t, dialT(t, p.addr), "replication", "master_link_status", "up", 20*time.Second)
+	}
+	g.sentinel = startSentinel(t, "mymaster", g.master.port)
+	// Sentinel learns the replicas from the master's INFO.
+	sc := goredis.NewSentinelClient(&goredis.Options{Addr: "127.0.0.1:" + strconv.Itoa(g.sentinel)})
+	defer sc.Close()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		reps, err := sc.Replicas(context.Background(), "mymaster").Result()
+		if err == nil && len(reps) == 2 {
+			return g
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("sentinel does not list 2 replicas: %v %v", reps, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// awaitFailover waits, after the master's death, until Sentinel has
+// promoted the promote replica and the other replica replicates from it,
+// and returns both.
+func (g *sentinelGroup) awaitFailover(t *testing.T, promote string) (promoted, other *serverProc) {
+	t.Helper()
+	sc := goredis.NewSentinelClient(&goredis.Options{Addr: "127.0.0.1:" + strconv.Itoa(g.sentinel)})
+	defer sc.Close()
+	var newMaster string
+	deadline := time.Now().Add(40 * time.Second)
+	for time.Now().Before(deadline) {
+		addr, err := sc.GetMasterAddrByName(context.Background(), "mymaster").Result()
+		if err == nil && addr[1] != strconv.Itoa(g.master.port) {
+			newMaster = addr[0] + ":" + addr[1]
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if newMaster == "" {
+		t.Fatal("no failover in time")
+	}
+	promoted, other = g.ours, g.redis
+	if newMaster == g.redis.addr {
+		promoted, other = g.redis, g.ours
+	}
+	if promoted.name != promote {
+		t.Fatalf("Sentinel promoted %s, not the %s replica with the best replica-priority", promoted.name, promote)
+	}
+	// Sentinel's reconfiguration ends in CLIENT KILL TYPE normal (in the
+	// MULTI with its REPLICAOF), so these polls dial anew each time.
+	waitInfoAt(t, promoted.addr, "role", "master", 20*time.Second)
+	waitInfoAt(t, other.addr, "master_port", strconv.Itoa(promoted.port), 30*time.Second)
+	waitInfoAt(t, other.addr, "master_link_status", "up", 20*time.Second)
+	return promoted, other
+}
+
+// waitInfoAt waits until INFO replication's field name at addr is want,
+// on a new connection for every poll.
+func waitInfoAt(t *testing.T, addr, name, want string, limit time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	got := ""
+	for time.Now().Before(deadline) {
+		if c, err := dialRESP(addr); err == nil {
+			n, err := c.Do("INFO", "replication")
+			c.Close()
+			if err == nil {
+				got = "(none)"
+				for _, l := range strings.Split(n.Str, "\r\n") {
+					if v, ok := strings.CutPrefix(l, name+":"); ok {
+						got = v
+					}
+				}
+				if got == want {
+					return
+				}
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("%s: INFO replication %s is %q, not %q after %v", addr, name, got, want, limit)
 }
 
 // startSentinel runs redis-server in sentinel mode monitoring name at
