@@ -196,11 +196,15 @@ func portOf(t *testing.T, addr string) int {
 
 // clusterScriptTargets are the clusters the redis-py and ioredis cluster
 // scripts run against: the emulated three-node cluster, a one-node
-// miniwatchd cluster and, to prove the test, a one-node redis-server
-// cluster. extra goes to the one-node servers.
+// miniwatchd cluster and, to prove the test, the same two with
+// redis-server (three nodes joined by redis-cli --cluster create). extra
+// goes to the one-node servers.
 func clusterScriptTargets(t *testing.T, fn func(t *testing.T, addr string, masters int), extra ...string) {
 	t.Run("emulated3", func(t *testing.T) {
 		fn(t, startEmulated(t, 3)[0], 3)
+	})
+	t.Run("redis-server3", func(t *testing.T) {
+		fn(t, startRedisCluster(t, requireRedisCLI(t), 3)[0], 3)
 	})
 	t.Run("one-node", func(t *testing.T) {
 		n := startClusterNode(t, ours, "", extra...)
