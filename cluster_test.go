@@ -28,6 +28,14 @@ func TestClusterGoRedis(t *testing.T) {
 		len(slots[0].Nodes) != 1 || slots[0].Nodes[0].Addr != s.Addr() {
 		t.Fatalf("CLUSTER SLOTS = %+v, %v; want 0-16383 served by %s", slots, err, s.Addr())
 	}
+	// CLUSTER NODES: 127.0.0.1:port@busport, a bus port that is a port.
+	nodes, err := rdb.ClusterNodes(ctx).Result()
+	var port, bus int
+	if f := strings.Fields(nodes); err != nil || len(f) < 2 {
+		t.Fatalf("CLUSTER NODES = %q, %v", nodes, err)
+	} else if _, err := fmt.Sscanf(f[1], "127.0.0.1:%d@%d", &port, &bus); err != nil || port != s.Port() || bus < 1 || bus > 65535 {
+		t.Fatalf("CLUSTER NODES address %q (%v); want 127.0.0.1:%d@<a port>", f[1], err, s.Port())
+	}
 	info, err := rdb.ClusterInfo(ctx).Result()
 	if err != nil || !strings.Contains(info, "cluster_state:ok") || !strings.Contains(info, "cluster_slots_assigned:16384") {
 		t.Fatalf("CLUSTER INFO = %q, %v", info, err)

@@ -110,10 +110,22 @@ func Config(name, value string) Option {
 // scripts whose keys span slots get CROSSSLOT, SELECT of a database other
 // than 0 is refused. The typed methods and Do obey the same rules (a Del
 // of keys of two slots fails). Restart keeps the node's ID and slots.
+//
+// No cluster bus listens; its port (cluster-port) is a free port of the
+// moment, announced only, so it stays a valid port whatever port the
+// server gets (Redis's default, port+10000, passes 65535 for ports above
+// 55535).
 func Cluster() Option {
 	return func(o *options) {
 		Config("cluster-enabled", "yes")(o)
 		Config("cluster-announce-ip", "127.0.0.1")(o)
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			o.errs = append(o.errs, fmt.Errorf("choosing a cluster bus port: %w", err))
+			return
+		}
+		defer ln.Close()
+		Config("cluster-port", strconv.Itoa(ln.Addr().(*net.TCPAddr).Port))(o)
 	}
 }
 
