@@ -89,3 +89,23 @@ func ExampleServer_AddFault() {
 	// alice <nil>
 	// 2 1
 }
+
+// With the Cluster option the server is a one-node Redis Cluster, so code
+// that uses a cluster client meets CROSSSLOT in its tests, not in
+// production.
+func ExampleCluster() {
+	t := &exampleT{}
+	defer t.done()
+
+	s := miniwatchd.Run(t, miniwatchd.Cluster())
+	rdb := redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{s.Addr()}})
+	defer rdb.Close()
+	ctx := context.Background()
+
+	fmt.Println(rdb.MSet(ctx, "{cart:7}items", 3, "{cart:7}total", 42).Err())
+	fmt.Println(rdb.MSet(ctx, "cart:7:items", 3, "cart:7:total", 42).Err())
+	s.CheckGet(t, "{cart:7}total", "42")
+	// Output:
+	// <nil>
+	// CROSSSLOT Keys in request don't hash to the same slot
+}

@@ -100,6 +100,35 @@ func Config(name, value string) Option {
 	}
 }
 
+// Cluster starts the server as a Redis Cluster node (cluster-enabled yes)
+// that owns all 16384 slots from the first command, with its nodes.conf in
+// the test's t.TempDir() and 127.0.0.1 as its announced address
+// (cluster-announce-ip: ioredis and others drop a node whose CLUSTER SLOTS
+// entry has no IP). Cluster clients (go-redis's ClusterClient, ioredis's
+// Cluster, redis-py's RedisCluster) connect to Addr as to a one-node Redis
+// Cluster, and the node applies Redis's rules: commands, transactions and
+// scripts whose keys span slots get CROSSSLOT, SELECT of a database other
+// than 0 is refused. The typed methods and Do obey the same rules (a Del
+// of keys of two slots fails). Restart keeps the node's ID and slots.
+//
+// No cluster bus listens; its port (cluster-port) is a free port of the
+// moment, announced only, so it stays a valid port whatever port the
+// server gets (Redis's default, port+10000, passes 65535 for ports above
+// 55535).
+func Cluster() Option {
+	return func(o *options) {
+		Config("cluster-enabled", "yes")(o)
+		Config("cluster-announce-ip", "127.0.0.1")(o)
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			o.errs = append(o.errs, fmt.Errorf("choosing a cluster bus port: %w", err))
+			return
+		}
+		defer ln.Close()
+		Config("cluster-port", strconv.Itoa(ln.Addr().(*net.TCPAddr).Port))(o)
+	}
+}
+
 // Run starts a server on a free loopback port, with its files (AOF,
 // dump.rdb) in t.TempDir(), and closes it with t.Cleanup. RESP3 needs no
 // option: as with Redis, a client chooses it with HELLO 3.

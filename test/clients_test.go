@@ -3,10 +3,10 @@ package test
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"testing"
 	"time"
 
@@ -46,9 +46,21 @@ func pythonWithRedis() string {
 // runScript runs a client script against s and decodes its JSON output.
 func runScript(t *testing.T, s *miniwatchd.Server, out any, prog string, args ...string) {
 	t.Helper()
+	runScriptAt(t, s.Addr(), out, prog, args...)
+}
+
+// runScriptAt runs a client script against the server at addr
+// ("host:port", given to the script as HOST PORT) and decodes its JSON
+// output.
+func runScriptAt(t *testing.T, addr string, out any, prog string, args ...string) {
+	t.Helper()
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, prog, append(args, s.Host(), strconv.Itoa(s.Port()))...)
+	cmd := exec.CommandContext(ctx, prog, append(args, host, port)...)
 	var stderr []byte
 	stdout, err := cmd.Output()
 	if ee, ok := err.(*exec.ExitError); ok {

@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/miniwatchd/miniwatchd/cluster"
 	goredis "github.com/redis/go-redis/v9"
 	"github.com/redis/rueidis"
 )
@@ -189,4 +192,149 @@ func portOf(t *testing.T, addr string) int {
 		t.Fatal(err)
 	}
 	return port
+}
+
+// clusterScriptTargets are the clusters the redis-py and ioredis cluster
+// scripts run against: the emulated three-node cluster, a one-node
+// miniwatchd cluster and, to prove the test, the same two with
+// redis-server (three nodes joined by redis-cli --cluster create). extra
+// goes to the one-node servers.
+func clusterScriptTargets(t *testing.T, fn func(t *testing.T, addr string, masters int), extra ...string) {
+	t.Run("emulated3", func(t *testing.T) {
+		fn(t, startEmulated(t, 3)[0], 3)
+	})
+	t.Run("redis-server3", func(t *testing.T) {
+		fn(t, startRedisCluster(t, requireRedisCLI(t), 3)[0], 3)
+	})
+	t.Run("one-node", func(t *testing.T) {
+		n := startClusterNode(t, ours, "", extra...)
+		waitClusterOK(t, n.addr)
+		fn(t, n.addr, 1)
+	})
+	t.Run("redis-server-one-node", func(t *testing.T) {
+		n := startClusterNode(t, redis, "", extra...)
+		clusterDo(t, n.addr, "CLUSTER", "ADDSLOTSRANGE", "0", "16383")
+		waitClusterOK(t, n.addr)
+		fn(t, n.addr, 1)
+	})
+}
+
+// checkClusterRouting checks what a cluster script saw of the topology and
+// of routing: masters nodes, 100 keys each on its slot's node, spread
+// over every master.
+func checkClusterRouting(t *testing.T, masters, misplaced int, gotMasters []int, dbsizes []int) {
+	t.Helper()
+	total := 0
+	for _, n := range dbsizes {
+		if n == 0 {
+			t.Errorf("a master holds no key: DBSIZEs %v", dbsizes)
+		}
+		total += n
+	}
+	if len(gotMasters) != masters || len(dbsizes) != masters || total != 100 || misplaced != 0 {
+		t.Errorf("routing: masters %v, DBSIZEs %v, %d keys not on their slot's node; want %d masters holding 100 keys, none misplaced",
+			gotMasters, dbsizes, misplaced, masters)
+	}
+}
+
+const crossSlotText = "Keys in request don't hash to the same slot"
+
+// redis-py's RedisCluster (issue 24, clients end to end).
+func TestRedisPyCluster(t *testing.T) {
+	py := pythonWithRedis()
+	requireTool(t, py != "" && exec.Command(py, "-c", "from redis.cluster import RedisCluster").Run() == nil,
+		"python3 with redis-py's redis.cluster (apt-get install python3-redis)")
+	clusterScriptTargets(t, func(t *testing.T, addr string, masters int) {
+		var got struct {
+			Masters                   []int  `json:"masters"`
+			Misplaced                 int    `json:"misplaced"`
+			DBSizes                   []int  `json:"dbsizes"`
+			ClientCrossSlot           string `json:"client_crossslot"`
+			CrossSlot                 string `json:"crossslot"`
+			ExistsAfterCrossSlot      int    `json:"exists_after_crossslot"`
+			MultiExec                 []any  `json:"multi_exec"`
+			Balance                   string `json:"balance"`
+			CrossSlotExec             string `json:"crossslot_exec"`
+			BalanceAfterCrossSlotExec string `json:"balance_after_crossslot_exec"`
+			Migrate                   string `json:"migrate"`
+			Moved                     string `json:"moved"`
+			MovedTo                   int    `json:"moved_to"`
+			GetAfterMove              string `json:"get_after_move"`
+			NodeAfterMove             int    `json:"node_after_move"`
+			SetAfterMove              bool   `json:"set_after_move"`
+			OnTarget                  string `json:"on_target"`
+		}
+		runScriptAt(t, addr, &got, py, filepath.Join("clients", "python", "cluster.py"))
+		checkClusterRouting(t, masters, got.Misplaced, got.Masters, got.DBSizes)
+		if got.ClientCrossSlot != "RedisClusterException" || got.CrossSlot != "ClusterCrossSlotError: "+crossSlotText || got.ExistsAfterCrossSlot != 0 {
+			t.Errorf("MSET across slots: client %q, server %q, %d keys written; want RedisClusterException, CROSSSLOT, none",
+				got.ClientCrossSlot, got.CrossSlot, got.ExistsAfterCrossSlot)
+		}
+		if fmt.Sprint(got.MultiExec) != "[true 105 1]" || got.Balance != "105" {
+			t.Errorf("MULTI/EXEC on one slot: %v, balance %q; want [true 105 1], 105", got.MultiExec, got.Balance)
+		}
+		if got.CrossSlotExec != "ClusterCrossSlotError: "+crossSlotText || got.BalanceAfterCrossSlotExec != "105" {
+			t.Errorf("EXEC across slots: %q, balance %q; want CROSSSLOT, 105", got.CrossSlotExec, got.BalanceAfterCrossSlotExec)
+		}
+		if masters == 1 {
+			return
+		}
+		slot := cluster.KeyHashSlot("{moved}k")
+		if got.Migrate != "OK" || got.Moved != fmt.Sprintf("MovedError: %d 127.0.0.1:%d", slot, got.MovedTo) {
+			t.Errorf("moving slot %d: MIGRATE %q, GET on the old node %q", slot, got.Migrate, got.Moved)
+		}
+		if got.GetAfterMove != "before the move" || got.NodeAfterMove != got.MovedTo || !got.SetAfterMove || got.OnTarget != "after the move" {
+			t.Errorf("after the move: GET %q via port %d (moved to %d), SET %v, on the new node %q",
+				got.GetAfterMove, got.NodeAfterMove, got.MovedTo, got.SetAfterMove, got.OnTarget)
+		}
+	})
+}
+
+// ioredis's Cluster (issue 24, clients end to end). ioredis 5 drops a CLUSTER
+// SLOTS entry whose IP is empty, as a node that never met another reports
+// it (redis-server and miniwatchd alike), so the one-node clusters announce
+// 127.0.0.1 (cluster-announce-ip).
+func TestIoredisCluster(t *testing.T) {
+	node := nodeWithIoredis()
+	requireTool(t, node != "", "node with ioredis (npm ci in test/clients/node)")
+	clusterScriptTargets(t, func(t *testing.T, addr string, masters int) {
+		var got struct {
+			Masters              []int    `json:"masters"`
+			Misplaced            int      `json:"misplaced"`
+			DBSizes              []int    `json:"dbsizes"`
+			CrossSlot            string   `json:"crossslot"`
+			ExistsAfterCrossSlot int      `json:"existsAfterCrossslot"`
+			MultiExec            [][2]any `json:"multiExec"`
+			Balance              string   `json:"balance"`
+			Migrate              string   `json:"migrate"`
+			Moved                string   `json:"moved"`
+			MovedTo              int      `json:"movedTo"`
+			GetAfterMove         string   `json:"getAfterMove"`
+			SlotBefore           string   `json:"slotBefore"`
+			SlotAfter            string   `json:"slotAfter"`
+			SetAfterMove         string   `json:"setAfterMove"`
+			OnTarget             string   `json:"onTarget"`
+		}
+		runScriptAt(t, addr, &got, node, filepath.Join("clients", "node", "cluster.js"))
+		checkClusterRouting(t, masters, got.Misplaced, got.Masters, got.DBSizes)
+		if got.CrossSlot != "CROSSSLOT "+crossSlotText || got.ExistsAfterCrossSlot != 0 {
+			t.Errorf("MSET across slots: %q, %d keys written; want CROSSSLOT, none", got.CrossSlot, got.ExistsAfterCrossSlot)
+		}
+		if fmt.Sprint(got.MultiExec) != "[[<nil> OK] [<nil> 105] [<nil> 1]]" || got.Balance != "105" {
+			t.Errorf("MULTI/EXEC on one slot: %v, balance %q; want [[nil OK] [nil 105] [nil 1]], 105", got.MultiExec, got.Balance)
+		}
+		if masters == 1 {
+			return
+		}
+		slot := cluster.KeyHashSlot("{moved}k")
+		target := fmt.Sprintf("127.0.0.1:%d", got.MovedTo)
+		if got.Migrate != "OK" || got.Moved != fmt.Sprintf("MOVED %d %s", slot, target) {
+			t.Errorf("moving slot %d: MIGRATE %q, GET on the old node %q", slot, got.Migrate, got.Moved)
+		}
+		if got.GetAfterMove != "before the move" || got.SlotBefore == target || got.SlotAfter != target ||
+			got.SetAfterMove != "OK" || got.OnTarget != "after the move" {
+			t.Errorf("after the move: GET %q, slot map %q -> %q (moved to %s), SET %q, on the new node %q",
+				got.GetAfterMove, got.SlotBefore, got.SlotAfter, target, got.SetAfterMove, got.OnTarget)
+		}
+	}, "--cluster-announce-ip", "127.0.0.1")
 }

@@ -237,29 +237,36 @@ func TestClusterEmulateReshardUnderLoad(t *testing.T) {
 		reshardUnderLoad(t, cli, addrs)
 	})
 	t.Run("redis-server", func(t *testing.T) {
-		var addrs []string
-		for i := 0; i < 3; i++ {
-			addrs = append(addrs, startClusterNode(t, redis, "").addr)
-		}
-		args := append([]string{"--cluster", "create"}, addrs...)
-		if out, err := exec.Command(cli, append(args, "--cluster-yes")...).CombinedOutput(); err != nil {
-			t.Fatalf("--cluster create: %v\n%s", err, out)
-		}
-		for _, a := range addrs {
-			waitClusterOK(t, a)
-		}
-		// Every node must know every other before the reshard starts.
-		deadline := time.Now().Add(20 * time.Second)
-		for _, a := range addrs {
-			for !strings.Contains(clusterDo(t, a, "CLUSTER", "INFO").Str, "cluster_known_nodes:3") {
-				if time.Now().After(deadline) {
-					t.Fatal("the nodes did not meet")
-				}
-				time.Sleep(100 * time.Millisecond)
-			}
-		}
-		reshardUnderLoad(t, cli, addrs)
+		reshardUnderLoad(t, cli, startRedisCluster(t, cli, 3))
 	})
+}
+
+// startRedisCluster starts n redis-server nodes, joins them with redis-cli
+// --cluster create and returns their addresses once every node is
+// cluster_state:ok and knows the others.
+func startRedisCluster(t *testing.T, cli string, n int) []string {
+	t.Helper()
+	var addrs []string
+	for i := 0; i < n; i++ {
+		addrs = append(addrs, startClusterNode(t, redis, "").addr)
+	}
+	args := append([]string{"--cluster", "create"}, addrs...)
+	if out, err := exec.Command(cli, append(args, "--cluster-yes")...).CombinedOutput(); err != nil {
+		t.Fatalf("--cluster create: %v\n%s", err, out)
+	}
+	for _, a := range addrs {
+		waitClusterOK(t, a)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for _, a := range addrs {
+		for !strings.Contains(clusterDo(t, a, "CLUSTER", "INFO").Str, fmt.Sprintf("cluster_known_nodes:%d", n)) {
+			if time.Now().After(deadline) {
+				t.Fatal("the nodes did not meet")
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	return addrs
 }
 
 // reshardUnderLoad is TestClusterEmulateReshardUnderLoad on the cluster of
