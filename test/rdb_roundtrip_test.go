@@ -129,6 +129,37 @@ func (s *rdbServer) do(t *testing.T, args ...string) node {
 	return n
 }
 
+// rdbKeyLine renders key k of the selected database as text: type, TTL
+// rounded to minutes, encoding and value, a stream's value being the reply
+// to streamCmd; ok is false when k does not exist.
+func rdbKeyLine(t *testing.T, s *rdbServer, k string, streamCmd ...string) (line string, ok bool) {
+	t.Helper()
+	typ := s.do(t, "TYPE", k).Str
+	var val string
+	switch typ {
+	case "none":
+		return "", false
+	case "string":
+		val = s.do(t, "GET", k).Str
+	case "list":
+		val = flat(s.do(t, "LRANGE", k, "0", "-1"))
+	case "set":
+		val = sortedFlat(s.do(t, "SMEMBERS", k), 1)
+	case "hash":
+		val = sortedFlat(s.do(t, "HGETALL", k), 2)
+	case "zset":
+		val = flat(s.do(t, "ZRANGE", k, "0", "-1", "WITHSCORES"))
+	case "stream":
+		val = fmtNode(s.do(t, streamCmd...))
+	}
+	ttl := s.do(t, "PTTL", k).Int
+	if ttl > 0 {
+		ttl = ttl / 60000
+	}
+	enc := s.do(t, "OBJECT", "ENCODING", k).Str
+	return fmt.Sprintf("%s %s ttl=%d enc=%s %q", k, typ, ttl, enc, val), true
+}
+
 // rdbKeyDump is every key of every database as text: value, TTL rounded to
 // minutes, encoding; and the function libraries.
 func rdbKeyDump(t *testing.T, s *rdbServer) []string {
@@ -142,28 +173,9 @@ func rdbKeyDump(t *testing.T, s *rdbServer) []string {
 		}
 		slices.Sort(names)
 		for _, k := range names {
-			typ := s.do(t, "TYPE", k).Str
-			var val string
-			switch typ {
-			case "string":
-				val = s.do(t, "GET", k).Str
-			case "list":
-				val = flat(s.do(t, "LRANGE", k, "0", "-1"))
-			case "set":
-				val = sortedFlat(s.do(t, "SMEMBERS", k), 1)
-			case "hash":
-				val = sortedFlat(s.do(t, "HGETALL", k), 2)
-			case "zset":
-				val = flat(s.do(t, "ZRANGE", k, "0", "-1", "WITHSCORES"))
-			case "stream":
-				val = fmtNode(s.do(t, "XINFO", "STREAM", k, "FULL"))
+			if line, ok := rdbKeyLine(t, s, k, "XINFO", "STREAM", k, "FULL"); ok {
+				out = append(out, fmt.Sprintf("db%d %s", dbi, line))
 			}
-			ttl := s.do(t, "PTTL", k).Int
-			if ttl > 0 {
-				ttl = ttl / 60000
-			}
-			enc := s.do(t, "OBJECT", "ENCODING", k).Str
-			out = append(out, fmt.Sprintf("db%d %s %s ttl=%d enc=%s %q", dbi, k, typ, ttl, enc, val))
 		}
 	}
 	s.do(t, "SELECT", "0")
