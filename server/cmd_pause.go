@@ -264,7 +264,7 @@ func cmdClientReply(c *client, args [][]byte) {
 // (resetClient).
 func (s *Server) runCommandLocked(c *client, args [][]byte) bool {
 	if h := s.hooks.intercept; h != nil {
-		return h(s, c, args, s.runCommandPlainLocked)
+		return h(s, c, args, (*Server).runCommandPlainLocked)
 	}
 	return s.runCommandPlainLocked(c, args)
 }

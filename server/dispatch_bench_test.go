@@ -70,7 +70,7 @@ func benchClient(s *Server) *client {
 // reply; the reply buffer is emptied afterwards.
 func benchRun(b *testing.B, s *Server, c *client, args [][]byte) {
 	s.mu.Lock()
-	s.processCommand(c, args)
+	s.runCommandLocked(c, args) // as the connection loop runs it: the intercept hook included
 	if len(c.w.Buf) > 0 && c.w.Buf[0] == '-' {
 		s.mu.Unlock()
 		b.Fatalf("%q: %q", args, c.w.Buf)

@@ -245,9 +245,9 @@ func (f Fault) validate() error {
 
 // faultInterceptLocked is hooks.intercept: it runs c's command args through
 // run (runCommandPlainLocked), applying the first fault that matches.
-func (s *Server) faultInterceptLocked(c *client, args [][]byte, run func(*client, [][]byte) bool) bool {
+func (s *Server) faultInterceptLocked(c *client, args [][]byte, run func(*Server, *client, [][]byte) bool) bool {
 	if len(s.faults.list) == 0 || c.local {
-		return run(c, args)
+		return run(s, c, args)
 	}
 	cmd, _ := s.table.lookup(args)
 	var fired *fault
@@ -258,7 +258,7 @@ func (s *Server) faultInterceptLocked(c *client, args [][]byte, run func(*client
 		}
 	}
 	if fired == nil {
-		return run(c, args)
+		return run(s, c, args)
 	}
 	fired.fired++
 	s.faults.fired++
@@ -275,19 +275,19 @@ func (s *Server) faultInterceptLocked(c *client, args [][]byte, run func(*client
 		return true
 	case faultAbortExec:
 		c.watch.MarkDirty()
-		return run(c, args)
+		return run(s, c, args)
 	case faultRunBefore:
 		s.faultRunLocked(c, a.args)
-		return run(c, args)
+		return run(s, c, args)
 	case faultRunAfter:
-		ok := run(c, args)
+		ok := run(s, c, args)
 		s.faultRunLocked(c, a.args)
 		return ok
 	}
 
 	// The actions on the reply: run, then take what the command wrote.
 	at := len(c.w.Buf)
-	ok := run(c, args)
+	ok := run(s, c, args)
 	if c.blocked != nil || c.wpos > at || len(c.w.Buf) < at {
 		return ok // blocked (the reply comes later) or already written: left alone
 	}

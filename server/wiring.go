@@ -83,9 +83,10 @@ type hooks struct {
 	load  []func(s *Server) error // New, after start: load persisted data; an error fails New
 
 	// Every command a client sent, around its processCommand
-	// (runCommandLocked, cmd_pause.go): run(c, args) processes it; the
-	// interceptor may run it, change what it replies, or not run it.
-	intercept func(s *Server, c *client, args [][]byte, run func(*client, [][]byte) bool) bool
+	// (runCommandLocked, cmd_pause.go): run(s, c, args) processes it; the
+	// interceptor may run it, change what it replies, or not run it. run is
+	// a method expression, so a command passing the hook allocates nothing.
+	intercept func(s *Server, c *client, args [][]byte, run func(*Server, *client, [][]byte) bool) bool
 
 	// processCommand (dispatch.go), in its order.
 	beforeCommand []func(s *Server, c *client, args [][]byte)               // before the lookup
