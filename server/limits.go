@@ -19,10 +19,11 @@ import (
 // limitsState caches the limit parameters (mu).
 type limitsState struct {
 	queryBufLimit  int64 // client-query-buffer-limit, bytes
+	evictLimit     int64 // maxmemory-clients in bytes (0: off), clientEvictionLimitLocked
 	evictedClients int64 // INFO evicted_clients
 }
 
-var limitParams = []string{"client-query-buffer-limit", "proto-max-bulk-len"}
+var limitParams = []string{"client-query-buffer-limit", "proto-max-bulk-len", "maxmemory-clients", "maxmemory"}
 
 // limitsStartLocked caches the parameters and registers their CONFIG SET
 // hook (wiring.go).
@@ -33,6 +34,7 @@ func (s *Server) limitsStartLocked() {
 
 func (s *Server) loadLimitsLocked() {
 	s.lim.queryBufLimit = s.paramInt("client-query-buffer-limit")
+	s.lim.evictLimit = s.clientEvictionLimitLocked()
 	for _, c := range s.clients { // Redis reads proto-max-bulk-len at every bulk header
 		c.parser.MaxBulkLen = s.cfg.ProtoMaxBulkLen
 	}
@@ -100,7 +102,7 @@ func clientMemory(c *client) int64 { return int64(c.parser.Cap() + cap(c.w.Buf))
 
 // evictClientsLocked closes the largest clients while over the limit.
 func (s *Server) evictClientsLocked() {
-	limit := s.clientEvictionLimitLocked()
+	limit := s.lim.evictLimit // cached at start and CONFIG SET (loadLimitsLocked)
 	if limit <= 0 {
 		return
 	}
