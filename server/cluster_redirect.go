@@ -171,7 +171,7 @@ func (s *Server) getNodeByQueryLocked(c *client, cmd *command, args [][]byte) (*
 		}
 		return st.MigratingTo(slot), slot, redirAsk
 	}
-	if q.importing && (c.cl.asking || cmd.name == "restore-asking") {
+	if q.importing && (c.cl.asking || cmd.has(flagAsking)) {
 		if q.multipleKeys && q.missingKeys > 0 {
 			return nil, slot, redirUnstable
 		}

@@ -48,6 +48,7 @@ const (
 	flagAllowBusy
 	flagProtected
 	flagMovableKeys
+	flagAsking // CMD_ASKING: served for an importing slot without ASKING (RESTORE-ASKING)
 )
 
 var flagNames = map[string]cmdFlags{
@@ -56,7 +57,7 @@ var flagNames = map[string]cmdFlags{
 	"blocking": flagBlocking, "loading": flagLoading, "stale": flagStale,
 	"fast": flagFast, "no_auth": flagNoAuth, "may_replicate": flagMayReplicate,
 	"no_multi": flagNoMulti, "allow_busy": flagAllowBusy, "protected": flagProtected,
-	"movablekeys": flagMovableKeys,
+	"movablekeys": flagMovableKeys, "asking": flagAsking,
 }
 
 // command is one row of the table.
