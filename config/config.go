@@ -36,10 +36,8 @@ type Config struct {
 	Logger             *slog.Logger
 	// BusyPoll is how long the event loop polls its sockets before it
 	// sleeps, while requests arrive back to back (not a Redis parameter:
-	// the MINIWATCHD_BUSY_POLL environment variable sets it; 0 disables;
-	// cmd/miniwatchd defaults it to internal/poll's BusyPollDefault;
-	// DefaultConfig to 0).
-	// Linux only.
+	// the MINIWATCHD_BUSY_POLL environment variable sets it for
+	// cmd/miniwatchd; 0, the default, never polls). Linux only.
 	BusyPoll time.Duration
 
 	// Memory limit and eviction.

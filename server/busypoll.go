@@ -1,15 +1,12 @@
 package server
 
-import (
-	"time"
+import "github.com/miniwatchd/miniwatchd/internal/poll"
 
-	"github.com/miniwatchd/miniwatchd/internal/poll"
-)
-
-// DefaultBusyPoll is miniwatchd's busy polling window when two CPUs or
-// more are available (internal/poll's DefaultBusyPoll).
+// DefaultBusyPoll is a busy polling window that catches the next request
+// of a client that answers at once (internal/poll's DefaultBusyPoll); the
+// server polls only when Config.BusyPoll asks it to.
 const DefaultBusyPoll = poll.DefaultBusyPoll
 
-// BusyPollDefault is what cmd/miniwatchd sets Config.BusyPoll to when
-// MINIWATCHD_BUSY_POLL is not set (internal/poll's BusyPollDefault).
-func BusyPollDefault() time.Duration { return poll.BusyPollDefault() }
+// Processors is how many processors cmd/miniwatchd gives the Go runtime
+// when GOMAXPROCS is not set (internal/poll's Processors).
+func Processors() int { return poll.Processors() }

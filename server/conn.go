@@ -3,10 +3,9 @@ package server
 import (
 	"errors"
 	"net"
-	"os"
-	"syscall"
 	"time"
 
+	"github.com/miniwatchd/miniwatchd/internal/poll"
 	"github.com/miniwatchd/miniwatchd/protocol"
 )
 
@@ -16,16 +15,15 @@ import (
 // (processLocked), as Redis's processInputBuffer does.
 
 // serveConn hands a new connection to the event loop, or refuses it when
-// maxclients is reached. The socket is taken out of Go's network poller (it
-// is duplicated and the net.Conn closed): the event loop alone waits on it,
-// so the runtime does no work for it.
+// maxclients is reached. The socket is taken out of Go's network poller
+// (poll.TakeSocket: duplicated, the net.Conn closed): the event loop alone
+// waits on it, so the runtime does no work for it.
 func (s *Server) serveConn(conn net.Conn) {
 	c := s.newClient(conn)
 	if c == nil {
 		return
 	}
-	sock, err := socketFile(conn)
-	conn.Close() // the duplicate stays open
+	sock, err := poll.TakeSocket(conn) // closes conn; the duplicate stays open
 	if err != nil {
 		s.log.Warn("cannot take over the connection's socket", "addr", c.addr, "err", err)
 		s.mu.Lock()
@@ -34,9 +32,6 @@ func (s *Server) serveConn(conn net.Conn) {
 		return
 	}
 	fd := int(sock.Fd())
-	if err := syscall.SetNonblock(fd, true); err != nil {
-		s.log.Warn("cannot make the socket non-blocking", "addr", c.addr, "err", err)
-	}
 	rc, _ := sock.SyscallConn()
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -51,15 +46,6 @@ func (s *Server) serveConn(conn net.Conn) {
 		s.log.Warn("cannot watch connection", "addr", c.addr, "err", err)
 		s.loop.freeLocked(c)
 	}
-}
-
-// socketFile duplicates conn's socket into an *os.File.
-func socketFile(conn net.Conn) (*os.File, error) {
-	fc, ok := conn.(interface{ File() (*os.File, error) })
-	if !ok {
-		return nil, errors.New("not a socket connection")
-	}
-	return fc.File()
 }
 
 // newClient registers a connection, or refuses it when maxclients is

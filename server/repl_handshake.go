@@ -11,11 +11,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/miniwatchd/miniwatchd/aof"
 	"github.com/miniwatchd/miniwatchd/internal/atomicfile"
+	"github.com/miniwatchd/miniwatchd/internal/poll"
 )
 
 // The replica's handshake with its master (Redis 7.0 syncWithMaster,
@@ -392,8 +392,7 @@ func (h *replHandshake) attach(setup func()) error {
 	if c == nil {
 		return errors.New("cannot create the master client: max number of clients reached")
 	}
-	sock, err := socketFile(h.conn)
-	h.conn.Close()
+	sock, err := poll.TakeSocket(h.conn) // closes h.conn
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err != nil || h.l.gen != h.gen || s.repl.link != h.l || s.closing.Load() {
@@ -414,7 +413,6 @@ func (h *replHandshake) attach(setup func()) error {
 		return nil
 	}
 	fd := int(sock.Fd())
-	syscall.SetNonblock(fd, true)
 	rc, _ := sock.SyscallConn()
 	c.sock, c.fd = sock, fd
 	c.link = h.l

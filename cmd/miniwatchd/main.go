@@ -33,11 +33,14 @@ import (
 
 func main() {
 	// Like Redis, miniwatchd serves every client from one event loop under
-	// one engine lock; a second processor only adds scheduler traffic
-	// (spinning threads, hand-offs) to each request. GOMAXPROCS in the
-	// environment overrides this.
+	// one engine lock. It runs on two processors when two CPUs are
+	// available: the event loop sleeps in epoll_wait holding one, the other
+	// runs everything else (accepting, cron, timers) meanwhile (see
+	// internal/poll); more would only add scheduler traffic (spinning
+	// threads, hand-offs) to each request. GOMAXPROCS in the environment
+	// overrides this.
 	if os.Getenv("GOMAXPROCS") == "" {
-		runtime.GOMAXPROCS(1)
+		runtime.GOMAXPROCS(server.Processors())
 	}
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, nil))
 }
@@ -91,7 +94,6 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, started chan<
 	log := slog.New(h)
 	syslogWriter(h, cfg, log)
 	cfg.Logger = log
-	cfg.BusyPoll = server.BusyPollDefault()
 	if v := os.Getenv("MINIWATCHD_BUSY_POLL"); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil || d < 0 {

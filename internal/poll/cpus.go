@@ -9,27 +9,12 @@ import (
 	"time"
 )
 
-// DefaultBusyPoll is miniwatchd's busy polling window when two CPUs or
-// more are available (BusyPollDefault): long enough to catch the next
-// request of a client that answers its reply at once, short enough that a
-// server between bursts sleeps (measured: WATCH loop of one client 1.3x
-// redis-server's commits with it, 0.9x without).
+// DefaultBusyPoll is a busy polling window that catches the next request
+// of a client that answers its reply at once (MINIWATCHD_BUSY_POLL=50us).
+// Nothing polls unless asked to: since the event loop sleeps in a blocking
+// epoll_wait on its own thread (Processors), polling only buys a few
+// microseconds of latency at one client for CPU a busy machine lacks.
 const DefaultBusyPoll = 50 * time.Microsecond
-
-// BusyPollDefault is what cmd/miniwatchd sets Config.BusyPoll to when
-// MINIWATCHD_BUSY_POLL is not set: DefaultBusyPoll when the process may
-// use two CPUs or more at once, else 0. Polling pays when the clients run
-// on another CPU; on a shared single CPU it only delays them (measured on
-// one CPU: one redis-benchmark client 0.85x of the requests per second
-// with polling, 0.94x without). DefaultConfig leaves polling off: a
-// server embedded in a Go program shares the runtime's processors with
-// its clients, and there polling only competes with them.
-func BusyPollDefault() time.Duration {
-	if availableCPUs(os.ReadFile) < 2 {
-		return 0
-	}
-	return DefaultBusyPoll
-}
 
 // availableCPUs is how many CPUs the process may keep busy at once: those
 // of its affinity mask, lowered by the smallest CPU quota of its cgroup
@@ -127,4 +112,17 @@ func parseCFSQuota(quota, period string) (cpus float64, ok bool) {
 		return 0, false
 	}
 	return float64(q) / float64(p), true
+}
+
+// Processors is how many processors (GOMAXPROCS) cmd/miniwatchd runs on:
+// 2 when the process may keep two CPUs busy at once (affinity mask, or the
+// smallest cgroup CPU quota from the process's cgroup up), else 1. With
+// two, the event loop sleeps in epoll_wait holding one as Redis's main
+// thread sleeps, while the other runs everything else; with one, the loop
+// parks in the runtime's poller (see poller_linux.go).
+func Processors() int {
+	if availableCPUs(os.ReadFile) < 2 {
+		return 1
+	}
+	return 2
 }

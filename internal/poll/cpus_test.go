@@ -89,12 +89,12 @@ func TestCgroupQuota(t *testing.T) {
 	}
 }
 
-func TestBusyPollDefault(t *testing.T) {
-	want := DefaultBusyPoll
+func TestProcessors(t *testing.T) {
+	want := 2
 	if availableCPUs(os.ReadFile) < 2 {
-		want = 0
+		want = 1
 	}
-	if got := BusyPollDefault(); got != want {
-		t.Errorf("BusyPollDefault() = %v with %v CPUs available, want %v", got, availableCPUs(os.ReadFile), want)
+	if got := Processors(); got != want {
+		t.Errorf("Processors() = %v with %v CPUs available, want %v", got, availableCPUs(os.ReadFile), want)
 	}
 }

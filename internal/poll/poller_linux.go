@@ -14,6 +14,24 @@ import (
 
 // epollPoller is the Linux poller: level-triggered epoll plus an eventfd
 // for wake-ups.
+//
+// How the loop goroutine sleeps depends on how many processors the Go
+// runtime has (GOMAXPROCS, read once by New):
+//
+//   - Two or more: in epoll_wait as an ordinary blocking system call, as
+//     Redis's ae loop sleeps. The kernel wakes the loop's own thread when a
+//     socket becomes ready, and the thread takes its processor straight
+//     back: the runtime hands a processor in a system call to another
+//     thread only when it has other work for it or after 10 ms while
+//     another processor is idle (sysmon's retake), and the other processor
+//     runs every other goroutine (accept, cron, timers) meanwhile. One
+//     wake-up and three system calls per request at one client, as Redis.
+//   - One: parked in the runtime's poller (epfd is registered there). A
+//     blocking system call would have its only processor handed to a
+//     freshly woken thread 20 us into every wait, and the loop would then
+//     move between threads at every wake-up (measured: 0.85-0.9x of the
+//     throughput at -P 1); parked, the thread that sleeps in the runtime's
+//     own epoll_wait runs the loop when it wakes.
 type epollPoller struct {
 	epfd   int
 	epfile *os.File             // epfd in the Go runtime's poller, to park on
@@ -23,19 +41,25 @@ type epollPoller struct {
 	n      int                  // pollReady's result
 	err    error                // pollReady's error
 	wakefd int
-	// spin is how long wait polls before parking while the server is
-	// busy (spinning: the last park was short); 0 never polls.
+	// spin is how long wait polls before it sleeps while the server is
+	// busy (spinning: the last sleep was short); 0 never polls.
 	spin     time.Duration
 	spinning bool
 	waking   atomic.Bool // a wake-up is pending; the loop clears it
-	blocking bool        // epfile is not in the runtime's poller
+	parks    bool        // sleep parked in the runtime's poller (epfile)
 	raw      []syscall.EpollEvent
 	writing  map[int]bool
 }
 
 // New returns the epoll poller; spin is how long Wait polls before it
-// parks while requests arrive back to back (0: never).
+// sleeps while requests arrive back to back (0: never).
 func New(spin time.Duration) (Poller, error) {
+	return newEpoll(spin, runtime.GOMAXPROCS(0) < 2)
+}
+
+// newEpoll is New with the way of sleeping chosen: park in the runtime's
+// poller, or block in epoll_wait.
+func newEpoll(spin time.Duration, park bool) (*epollPoller, error) {
 	epfd, err := syscall.EpollCreate1(syscall.EPOLL_CLOEXEC)
 	if err != nil {
 		return nil, err
@@ -46,28 +70,36 @@ func New(spin time.Duration) (Poller, error) {
 		return nil, errno
 	}
 	p := &epollPoller{epfd: epfd, wakefd: int(r), writing: map[int]bool{}, spin: spin, spinning: true}
-	// An epoll descriptor is itself pollable (readable while events are
-	// ready): registered with the runtime's poller, the loop goroutine
-	// parks on it instead of blocking its thread in epoll_wait.
-	if err := syscall.SetNonblock(epfd, true); err != nil {
-		p.Close()
-		return nil, err
+	if park {
+		if err := p.registerForParking(); err != nil {
+			p.Close()
+			return nil, err
+		}
 	}
-	p.ready = p.pollReady
-	p.epfile = os.NewFile(uintptr(epfd), "epoll")
-	if p.eprc, err = p.epfile.SyscallConn(); err != nil {
-		p.Close()
-		return nil, err
-	}
-	// A file the runtime could not register has no deadlines: park in a
-	// blocking epoll_wait then (see wait).
-	p.blocking = errors.Is(p.epfile.SetReadDeadline(time.Time{}), os.ErrNoDeadline)
 	ev := syscall.EpollEvent{Events: syscall.EPOLLIN, Fd: int32(p.wakefd)}
 	if err := syscall.EpollCtl(epfd, syscall.EPOLL_CTL_ADD, p.wakefd, &ev); err != nil {
 		p.Close()
 		return nil, err
 	}
 	return p, nil
+}
+
+// registerForParking registers epfd with the runtime's poller: an epoll
+// descriptor is itself pollable (readable while events are ready), so the
+// loop goroutine can park on it. A file the runtime could not register
+// has no deadlines: the poller then blocks in epoll_wait instead.
+func (p *epollPoller) registerForParking() error {
+	if err := syscall.SetNonblock(p.epfd, true); err != nil {
+		return err
+	}
+	p.ready = p.pollReady
+	p.epfile = os.NewFile(uintptr(p.epfd), "epoll")
+	var err error
+	if p.eprc, err = p.epfile.SyscallConn(); err != nil {
+		return err
+	}
+	p.parks = !errors.Is(p.epfile.SetReadDeadline(time.Time{}), os.ErrNoDeadline)
+	return nil
 }
 
 func (p *epollPoller) Add(fd int, _ syscall.RawConn) error {
@@ -100,49 +132,30 @@ func (p *epollPoller) Wait(events []Event, timeout time.Duration) (int, error) {
 		p.raw = make([]syscall.EpollEvent, len(events))
 	}
 	raw := p.raw[:len(events)]
-	// The loop goroutine parks in the runtime's poller (epfd is registered
-	// there): its thread goes on to run the other goroutines or sleeps in
-	// the runtime's own epoll_wait. Blocking in epoll_wait as a system call
-	// instead lets the runtime hand the processor to another thread after
-	// 20 us, and the loop then migrates between threads at every wake-up
-	// (measured: 0.85-0.9x of the throughput at -P 1). While requests
-	// arrive back to back, busyPoll first polls for a while; otherwise the
-	// park's own first poll finds what is ready.
 	var n int
 	var err error
 	switch {
-	case timeout >= 0 || p.blocking:
+	case timeout == 0 || timeout > 0 && p.parks:
+		// (A park with a deadline may time out before its first poll.)
 		n, err = epollWaitRaw(p.epfd, raw)
-	case p.spin > 0 && p.spinning:
+	case p.spin > 0 && p.spinning && timeout < 0:
 		n, err = p.busyPoll(raw)
 	}
-	switch {
-	case err != nil || n > 0 || timeout == 0:
-	case p.blocking:
-		ms := -1
-		if timeout > 0 {
-			ms = int((timeout + time.Millisecond - 1) / time.Millisecond)
+	if n == 0 && err == nil && timeout != 0 {
+		var slept time.Time
+		if p.spin > 0 {
+			slept = time.Now()
 		}
-		n, err = syscall.EpollWait(p.epfd, raw, ms)
-	default:
-		parked := time.Now()
-		if timeout > 0 {
-			p.epfile.SetReadDeadline(parked.Add(timeout))
+		if p.parks {
+			n, err = p.park(raw, timeout)
+		} else {
+			n, err = p.block(raw, timeout)
 		}
-		p.cur, p.n, p.err = raw, 0, nil
-		rerr := p.eprc.Read(p.ready) // polls once before it parks
-		n, err = p.n, p.err
-		if timeout > 0 {
-			p.epfile.SetReadDeadline(time.Time{})
-		}
-		// A short nap means requests come back to back: poll for them
-		// next time. A long one means a quiet server: park at once.
-		p.spinning = time.Since(parked) <= 2*p.spin
-		if errors.Is(rerr, os.ErrDeadlineExceeded) {
-			return 0, nil
-		}
-		if err == nil {
-			err = rerr
+		if p.spin > 0 {
+			// A short sleep means requests come back to back: poll for
+			// them next time. A long one means a quiet server: sleep at
+			// once.
+			p.spinning = time.Since(slept) <= 2*p.spin
 		}
 	}
 	if err != nil {
@@ -184,6 +197,36 @@ func (p *epollPoller) Close() error {
 		return p.epfile.Close()
 	}
 	return syscall.Close(p.epfd)
+}
+
+// block waits in epoll_wait as a blocking system call.
+func (p *epollPoller) block(raw []syscall.EpollEvent, timeout time.Duration) (int, error) {
+	ms := -1
+	if timeout > 0 {
+		ms = int((timeout + time.Millisecond - 1) / time.Millisecond)
+	}
+	return syscall.EpollWait(p.epfd, raw, ms)
+}
+
+// park parks the goroutine in the runtime's poller until epfd is ready or
+// timeout (negative: none) passes; the park polls once before it sleeps.
+func (p *epollPoller) park(raw []syscall.EpollEvent, timeout time.Duration) (int, error) {
+	if timeout > 0 {
+		p.epfile.SetReadDeadline(time.Now().Add(timeout))
+	}
+	p.cur, p.n, p.err = raw, 0, nil
+	rerr := p.eprc.Read(p.ready)
+	n, err := p.n, p.err
+	if timeout > 0 {
+		p.epfile.SetReadDeadline(time.Time{})
+	}
+	if errors.Is(rerr, os.ErrDeadlineExceeded) {
+		return 0, nil
+	}
+	if err == nil {
+		err = rerr
+	}
+	return n, err
 }
 
 // busyPoll polls raw for up to p.spin, letting other goroutines run

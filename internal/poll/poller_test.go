@@ -11,12 +11,12 @@ import (
 // goroutine, and a socket that becomes readable.
 func TestPollerWaitTimeoutWakeAndReadable(t *testing.T) {
 	for _, spin := range []time.Duration{0, DefaultBusyPoll} {
-		t.Run(spin.String(), func(t *testing.T) { testPollerWait(t, spin) })
+		t.Run(spin.String(), func(t *testing.T) { testPollerWait(t, func() (Poller, error) { return New(spin) }) })
 	}
 }
 
-func testPollerWait(t *testing.T, spin time.Duration) {
-	p, err := New(spin)
+func testPollerWait(t *testing.T, newPoller func() (Poller, error)) {
+	p, err := newPoller()
 	if err != nil {
 		t.Fatal(err)
 	}
