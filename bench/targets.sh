@@ -240,7 +240,9 @@ GEO_MEMBERS=100000
 RUNS=$OUT/runs.tsv      # id side round value p50_ms p99_ms cpu_us_per_op abort_ratio status
 TARGETS=$OUT/targets.tsv # id label op want (op: ge or le)
 SKIPS=$OUT/skips.tsv     # id reason
-: >"$RUNS" >"$TARGETS" >"$SKIPS"
+: >"$RUNS"
+: >"$TARGETS"
+: >"$SKIPS"
 SHA=
 
 # A workload id is [GROUP/]NAME/Pn[/cN] (WATCH/cN for the WATCH loop): the
@@ -249,7 +251,7 @@ SHA=
 id_parts() {
 	local f parts
 	IFS=/ read -ra parts <<<"$1"
-	W_NAME= W_P=1 W_C=$CLIENTS
+	W_NAME='' W_P=1 W_C=$CLIENTS
 	for f in "${parts[@]}"; do
 		case $f in
 		P[0-9]*) W_P=${f#P} ;;
@@ -287,8 +289,9 @@ prepare() {
 	HSET) cli "$side" DEL myhash >/dev/null ;;
 	ZADD) cli "$side" DEL myzset >/dev/null ;;
 	BITCOUNT) cli "$side" SETBIT bigbits 8191 1 >/dev/null ;;
-	SORT) # shellcheck disable=SC2046
+	SORT)
 		cli "$side" DEL sortnums >/dev/null
+		# shellcheck disable=SC2046
 		cli "$side" RPUSH sortnums $(awk 'BEGIN { srand(19); for (i = 0; i < 1000; i++) printf "%d ", int(rand() * 1000000) }') >/dev/null ;;
 	PFADD) cli "$side" DEL hll:bench >/dev/null ;;
 	PFCOUNT)
@@ -732,9 +735,9 @@ if wants MEMORY; then
 	mem_run redis
 fi
 if wants RDB; then
-	printf 'RDBSAVE\tSAVE of %d keys\tle\t1.5\n' "$MEM_KEYS" >>"$TARGETS"
-	printf 'RDBLOAD\tload at start, %d keys\tle\t1.5\n' "$MEM_KEYS" >>"$TARGETS"
-	printf 'RDBRSS\tRSS after load / by commands\tle\t1.2\n' >>"$TARGETS"
+	target RDBSAVE "SAVE of $MEM_KEYS keys" le 1.5
+	target RDBLOAD "load at start, $MEM_KEYS keys" le 1.5
+	target RDBRSS "RSS after load / by commands" le 1.2
 	MEMFILE=${TMPDIR:-/tmp}/miniwatchd-bench-set-$MEM_KEYS.resp
 	if [[ ! -s $MEMFILE ]]; then
 		say "writing $MEMFILE (SET key:<12 digits> xxx, $MEM_KEYS commands)"
