@@ -63,12 +63,11 @@ func socketFile(conn net.Conn) (*os.File, error) {
 }
 
 // newClient registers a connection, or refuses it when maxclients is
-// reached or protected mode denies it (with Redis's errors).
+// reached or protected mode denies it (with Redis's errors). The socket
+// options are set after the engine lock is left: their five system calls
+// need no lock, and every other client waits while it is held.
 func (s *Server) newClient(conn net.Conn) *client {
 	s.mu.Lock()
-	if tc, ok := conn.(*net.TCPConn); ok {
-		tuneTCP(tc, s.paramInt("tcp-keepalive"))
-	}
 	if len(s.clients) >= s.cfg.MaxClients {
 		s.mu.Unlock()
 		s.stats.rejectedConnections.Add(1)
@@ -98,7 +97,11 @@ func (s *Server) newClient(conn net.Conn) *client {
 	c.parser.MaxBulkLen = s.cfg.ProtoMaxBulkLen
 	c.lastActive.Store(time.Now().UnixMilli())
 	s.clients[c.id] = c
+	keepalive := s.paramInt("tcp-keepalive")
 	s.mu.Unlock()
+	if tc, ok := conn.(*net.TCPConn); ok {
+		tuneTCP(tc, keepalive)
+	}
 	s.stats.totalConnections.Add(1)
 	return c
 }
