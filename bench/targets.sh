@@ -49,7 +49,8 @@
 #     WATCH loop at 1 client                            <= 1.0x redis-server's
 #   CONNS: fresh servers (--maxclients CONNS_N+100, ulimit -n raised) hold
 #     CONNS_N (10,000) idle clients (cmd/connbench -mode idle: one PING
-#     each, then idle): (RSS with them - RSS before) / clients <= 1.5x;
+#     each, then idle; RSS read CONNS_SETTLE (12) s after the last one
+#     connected): (RSS with them - RSS before) / clients <= 1.5x;
 #     SET -P 1 (redis-benchmark -c 50) beside them     >= 1.0x; then
 #     CONNS_N fresh connections, CONNS_WORKERS (8) at a time, each connect,
 #     PING, PONG, close (connbench -mode acceptping): connections/s >= 1.0x
@@ -58,7 +59,8 @@
 # Environment: REDIS_SERVER (redis-server), PORT_MW, PORT_REDIS (free ports),
 #   CLIENTS (50), KEYSPACE (100000), MEM_KEYS (1000000), WATCH_CLIENTS ("1 8 32 128"),
 #   N_P1 / N_P16 (requests per run), WATCH_DUR (watchbench run length),
-#   N_EFFIC (requests per EFFIC run), CONNS_N (10000), CONNS_WORKERS (8).
+#   N_EFFIC (requests per EFFIC run), CONNS_N (10000), CONNS_WORKERS (8),
+#   CONNS_SETTLE (seconds between the idle clients' READY and the RSS reading).
 # Only processes this script started are stopped, by PID.
 set -euo pipefail
 
@@ -94,6 +96,7 @@ MEM_KEYS=${MEM_KEYS:-1000000}
 WATCH_CLIENTS=${WATCH_CLIENTS:-1 8 32 128}
 CONNS_N=${CONNS_N:-10000}
 CONNS_WORKERS=${CONNS_WORKERS:-8}
+CONNS_SETTLE=${CONNS_SETTLE:-12}
 SCRIPT="return redis.call('INCR', KEYS[1])"
 OUT=${OUT:-$(mktemp -d /tmp/miniwatchd-targets.XXXXXX)}
 mkdir -p "$OUT/logs"
@@ -467,7 +470,7 @@ conns_run() {
 	"$BIN/connbench" -addr "127.0.0.1:${PORT[$side]}" -mode idle -conns "$CONNS_N" -workers "$CONNS_WORKERS" >"$out" 2>&1 &
 	CONNBENCH_PID=$!
 	wait_line "$out" READY "$CONNBENCH_PID" || status=err
-	sleep 1
+	sleep "$CONNS_SETTLE" # both servers shrink idle clients' buffers after 2 s, then return the pages
 	r1=$(rss_kb "${PID[$side]}")
 	bench_run "$side" CONNS/SET/P1 "$r"
 	kill -TERM "$CONNBENCH_PID" 2>/dev/null || true
