@@ -181,9 +181,12 @@ func protocolErrorReply(err error) string {
 // tcp-keepalive > 0 SO_KEEPALIVE with the first probe after that many
 // seconds of silence, then every third of it, three probes in all. The
 // value is read at accept: CONFIG SET tcp-keepalive applies to new
-// connections.
+// connections. Go set TCP_NODELAY already (every TCPConn it accepts or
+// dials starts with it), and the listeners are opened with KeepAlive -1
+// (listen.go) so that accept does not set a keepalive of its own first.
+// With tcp-keepalive 0 keepalive is turned off (the master link, dialed,
+// has Go's default on).
 func tuneTCP(tc *net.TCPConn, keepalive int64) {
-	tc.SetNoDelay(true)
 	if keepalive <= 0 {
 		tc.SetKeepAlive(false)
 		return
