@@ -8,7 +8,8 @@
 #                 minutes instead of 6; each newly implemented command family
 #                 adds about a minute to a full run)
 #   --rounds N    rounds of every throughput and contention workload
-#   --only GROUPS comma list of: P1, P16, EVALSHA, BITSORT, HLLGEO, WATCH, MEMORY, STREAM, RDB (default all)
+#   --only GROUPS comma list of: P1, P16, EVALSHA, BITSORT, HLLGEO, WATCH,
+#                 MEMORY, STREAM, RDB, CONTEND, EFFIC, CONNS (default all)
 #   --out DIR     where the raw results go (default: a new /tmp/miniwatchd-targets.*)
 #
 # What it does: builds miniwatchd and watchbench from this checkout, starts
@@ -40,11 +41,26 @@
 #     load at start (the server's "DB loaded from disk" seconds) <= 1.5x
 #     redis-server's; miniwatchd's own RSS after that load / its RSS after
 #     the same keys written by commands <= 1.2 (RSS row: redis's side is 1)
+#   CONTEND: with one CPU-bound busy loop per CPU (nproc) running beside
+#     both servers, the WATCH loop at 1, 8, 32, 128 clients and SET -P 1
+#     (redis-benchmark -c 50)                           >= 1.0x
+#   EFFIC: server CPU (user+sys, /proc/PID/stat) per request of SET and GET
+#     -P 1 at 1 and at 50 clients (N_EFFIC requests), and per commit of the
+#     WATCH loop at 1 client                            <= 1.0x redis-server's
+#   CONNS: fresh servers (--maxclients CONNS_N+100, ulimit -n raised) hold
+#     CONNS_N (10,000) idle clients (cmd/connbench -mode idle: one PING
+#     each, then idle; RSS read CONNS_SETTLE (12) s after the last one
+#     connected): (RSS with them - RSS before) / clients <= 1.5x;
+#     SET -P 1 (redis-benchmark -c 50) beside them     >= 1.0x; then
+#     CONNS_N fresh connections, CONNS_WORKERS (8) at a time, each connect,
+#     PING, PONG, close (connbench -mode acceptping): connections/s >= 1.0x
 #
 # Exit status: 0 no FAIL, 1 at least one FAIL, 2 setup error.
 # Environment: REDIS_SERVER (redis-server), PORT_MW, PORT_REDIS (free ports),
 #   CLIENTS (50), KEYSPACE (100000), MEM_KEYS (1000000), WATCH_CLIENTS ("1 8 32 128"),
-#   N_P1 / N_P16 (requests per run), WATCH_DUR (watchbench run length).
+#   N_P1 / N_P16 (requests per run), WATCH_DUR (watchbench run length),
+#   N_EFFIC (requests per EFFIC run), CONNS_N (10000), CONNS_WORKERS (8),
+#   CONNS_SETTLE (seconds between the idle clients' READY and the RSS reading).
 # Only processes this script started are stopped, by PID.
 set -euo pipefail
 
@@ -52,7 +68,9 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 QUICK=0
 ROUNDS=
-ONLY=P1,P16,EVALSHA,BITSORT,HLLGEO,WATCH,MEMORY,STREAM,RDB
+ONLY=P1,P16,EVALSHA,BITSORT,HLLGEO,WATCH,MEMORY,STREAM,RDB,CONTEND,EFFIC,CONNS
+# (STARTUP, the start-up time rows, belong to another change: add STARTUP to
+# ONLY here and its group where the "STARTUP group" comment below says.)
 OUT=
 while (($#)); do
 	case $1 in
@@ -66,9 +84,9 @@ while (($#)); do
 	shift
 done
 if ((QUICK)); then
-	: "${ROUNDS:=3}" "${N_P1:=50000}" "${N_P16:=300000}" "${WATCH_DUR:=2s}"
+	: "${ROUNDS:=3}" "${N_P1:=50000}" "${N_P16:=300000}" "${WATCH_DUR:=2s}" "${N_EFFIC:=50000}"
 else
-	: "${ROUNDS:=5}" "${N_P1:=100000}" "${N_P16:=600000}" "${WATCH_DUR:=5s}"
+	: "${ROUNDS:=5}" "${N_P1:=100000}" "${N_P16:=600000}" "${WATCH_DUR:=5s}" "${N_EFFIC:=100000}"
 fi
 [[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || { echo "targets.sh: --rounds must be a positive integer" >&2; exit 2; }
 REDIS_SERVER=${REDIS_SERVER:-redis-server}
@@ -76,6 +94,9 @@ CLIENTS=${CLIENTS:-50}
 KEYSPACE=${KEYSPACE:-100000}
 MEM_KEYS=${MEM_KEYS:-1000000}
 WATCH_CLIENTS=${WATCH_CLIENTS:-1 8 32 128}
+CONNS_N=${CONNS_N:-10000}
+CONNS_WORKERS=${CONNS_WORKERS:-8}
+CONNS_SETTLE=${CONNS_SETTLE:-12}
 SCRIPT="return redis.call('INCR', KEYS[1])"
 OUT=${OUT:-$(mktemp -d /tmp/miniwatchd-targets.XXXXXX)}
 mkdir -p "$OUT/logs"
@@ -148,7 +169,41 @@ stop_server() { # stop_server SIDE
 }
 
 stop_servers() { local s; for s in "${SIDES[@]}"; do stop_server "$s"; done; }
-trap stop_servers EXIT
+
+# Helper processes the script started besides the servers (the CONTEND
+# group's CPU hogs, a connbench holding idle clients): stopped by PID.
+HOGS=()
+CONNBENCH_PID=
+
+# start_hogs: one CPU-bound busy loop per CPU, each in its own session as
+# the servers are (so the scheduler weighs them like any other process).
+start_hogs() {
+	local i n
+	n=$(nproc)
+	for ((i = 0; i < n; i++)); do
+		"${DETACH[@]}" sh -c 'while :; do :; done' </dev/null >/dev/null 2>&1 &
+		HOGS+=("$!")
+	done
+	say "started $n CPU hogs (PIDs ${HOGS[*]})"
+}
+
+stop_hogs() {
+	local p
+	((${#HOGS[@]})) || return 0
+	for p in "${HOGS[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
+	for p in "${HOGS[@]}"; do wait "$p" 2>/dev/null || true; done
+	HOGS=()
+}
+
+stop_connbench() {
+	[[ -n $CONNBENCH_PID ]] || return 0
+	kill -TERM "$CONNBENCH_PID" 2>/dev/null || true
+	wait "$CONNBENCH_PID" 2>/dev/null || true
+	CONNBENCH_PID=
+}
+
+cleanup() { stop_hogs; stop_connbench; stop_servers; }
+trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 # cpu_ticks PID: user+system CPU of the process so far, in clock ticks
@@ -188,12 +243,43 @@ GEO_MEMBERS=100000
 RUNS=$OUT/runs.tsv      # id side round value p50_ms p99_ms cpu_us_per_op abort_ratio status
 TARGETS=$OUT/targets.tsv # id label op want (op: ge or le)
 SKIPS=$OUT/skips.tsv     # id reason
-: >"$RUNS" >"$TARGETS" >"$SKIPS"
+: >"$RUNS"
+: >"$TARGETS"
+: >"$SKIPS"
 SHA=
+
+# A workload id is [GROUP/]NAME/Pn[/cN] (WATCH/cN for the WATCH loop): the
+# group prefix (CONTEND, EFFIC, CONNS) runs the same workload in another
+# setting, /cN overrides CLIENTS. id_parts ID sets W_NAME, W_P and W_C.
+id_parts() {
+	local f parts
+	IFS=/ read -ra parts <<<"$1"
+	W_NAME='' W_P=1 W_C=$CLIENTS
+	for f in "${parts[@]}"; do
+		case $f in
+		P[0-9]*) W_P=${f#P} ;;
+		c[0-9]*) W_C=${f#c} ;;
+		*) W_NAME=$f ;; # the last other field: a group prefix comes first
+		esac
+	done
+}
+
+# cpu_per_op ID C0 C1 N: server CPU in microseconds per operation between
+# two cpu_ticks readings ("-" without operations). An EFFIC run, whose
+# value this is, warns when it spent under a second of CPU (the ticks are
+# 10 ms: below 100 of them the value is coarse; raise N_EFFIC/WATCH_DUR).
+cpu_per_op() {
+	if [[ $1 == EFFIC/* ]] && (($3 - $2 < TICK)); then
+		say "warning: $1 spent $(($3 - $2)) clock ticks of server CPU, under 1 s: raise N_EFFIC (or WATCH_DUR)"
+	fi
+	awk -v a="$2" -v b="$3" -v t="$TICK" -v n="$4" 'BEGIN { if (n > 0) printf "%.2f", (b - a) / t * 1e6 / n; else print "-" }'
+}
 
 # prepare SIDE ID N: untimed setup so every run starts from the same state
 prepare() {
-	local side=$1 name=${2%/*} n=$3 len
+	local side=$1 name n=$3 len W_NAME W_P W_C
+	id_parts "$2"
+	name=$W_NAME
 	case $name in
 	LPUSH) cli "$side" DEL mylist >/dev/null ;;
 	LPOP)
@@ -206,8 +292,9 @@ prepare() {
 	HSET) cli "$side" DEL myhash >/dev/null ;;
 	ZADD) cli "$side" DEL myzset >/dev/null ;;
 	BITCOUNT) cli "$side" SETBIT bigbits 8191 1 >/dev/null ;;
-	SORT) # shellcheck disable=SC2046
+	SORT)
 		cli "$side" DEL sortnums >/dev/null
+		# shellcheck disable=SC2046
 		cli "$side" RPUSH sortnums $(awk 'BEGIN { srand(19); for (i = 0; i < 1000; i++) printf "%d ", int(rand() * 1000000) }') >/dev/null ;;
 	PFADD) cli "$side" DEL hll:bench >/dev/null ;;
 	PFCOUNT)
@@ -250,9 +337,12 @@ geo_file() {
 
 # bench_run SIDE ID ROUND: one redis-benchmark run, appended to RUNS
 bench_run() {
-	local side=$1 id=$2 r=$3 name=${2%/*} p=${2#*/P} n args out err c0 c1 line status=ok
+	local side=$1 id=$2 r=$3 name p c n args out err c0 c1 line status=ok W_NAME W_P W_C
+	id_parts "$id"
+	name=$W_NAME p=$W_P c=$W_C
 	n=$N_P1
 	((p > 1)) && n=$N_P16
+	[[ $id == EFFIC/* ]] && n=$N_EFFIC
 	[[ $name == MSET ]] && n=$((n / 2))
 	[[ $name == SORT ]] && n=$((n / 10))
 	prepare "$side" "$id" "$n"
@@ -267,10 +357,10 @@ bench_run() {
 	else
 		args=(-t "${TEST[$name]}")
 	fi
-	out=$OUT/logs/r$r-${id/\//-}-$side.csv
-	err=$OUT/logs/r$r-${id/\//-}-$side.err
+	out=$OUT/logs/r$r-${id//\//-}-$side.csv
+	err=$OUT/logs/r$r-${id//\//-}-$side.err
 	c0=$(cpu_ticks "${PID[$side]}")
-	timeout 600 redis-benchmark -h 127.0.0.1 -p "${PORT[$side]}" -c "$CLIENTS" -n "$n" -r "$KEYSPACE" \
+	timeout 600 redis-benchmark -h 127.0.0.1 -p "${PORT[$side]}" -c "$c" -n "$n" -r "$KEYSPACE" \
 		-P "$p" --csv "${args[@]}" >"$out" 2>"$err" || status=err # it exits on an error reply
 	c1=$(cpu_ticks "${PID[$side]}")
 	line=$(tail -1 "$out" | tr -d '"')
@@ -278,15 +368,15 @@ bench_run() {
 	IFS=, read -r _ rps _ _ p50 _ p99 _ <<<"$line"
 	[[ $rps =~ ^[0-9.]+$ ]] || { status=err; rps=0 p50=- p99=-; }
 	local cpu
-	cpu=$(awk -v a="$c0" -v b="$c1" -v t="$TICK" -v n="$n" 'BEGIN { printf "%.2f", (b - a) / t * 1e6 / n }')
+	cpu=$(cpu_per_op "$id" "$c0" "$c1" "$n")
 	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t-\t%s\n' "$id" "$side" "$r" "$rps" "$p50" "$p99" "$cpu" "$status" >>"$RUNS"
 	say "round $r $id ${LABEL[$side]}: $rps rps, p50 $p50 ms, p99 $p99 ms, server ${cpu} us/req${status/ok/}"
 }
 
-# watch_run SIDE CLIENTS ROUND: one watchbench run, appended to RUNS
+# watch_run SIDE ID ROUND: one watchbench run ([GROUP/]WATCH/cN), appended to RUNS
 watch_run() {
-	local side=$1 c=$2 r=$3 id=WATCH/c$2 out rc=0 c0 c1 status
-	out=$OUT/logs/r$r-watch-c$c-$side.txt
+	local side=$1 id=$2 r=$3 c=${2##*/c} lid=${2//\//-} out rc=0 c0 c1 status
+	out=$OUT/logs/r$r-${lid,,}-$side.txt # r1-watch-c8-mw.txt
 	c0=$(cpu_ticks "${PID[$side]}")
 	"$BIN/watchbench" -addr "127.0.0.1:${PORT[$side]}" -clients "$c" -duration "$WATCH_DUR" \
 		-mode watch-hot -prefix targets >"$out" 2>&1 || rc=$?
@@ -297,14 +387,15 @@ watch_run() {
 		printf "%s %s %.3f %.3f %s", v["commits_per_s"], v["abort_ratio"], v["p50_us"] / 1000, v["p99_us"] / 1000, v["commits"] }' "$out")
 	local cps ar p50 p99 commits cpu
 	read -r cps ar p50 p99 commits <<<"${f:-0 - - - 0}"
-	cpu=$(awk -v a="$c0" -v b="$c1" -v t="$TICK" -v n="$commits" 'BEGIN { if (n > 0) printf "%.2f", (b - a) / t * 1e6 / n; else print "-" }')
+	cpu=$(cpu_per_op "$id" "$c0" "$c1" "$commits")
 	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$id" "$side" "$r" "${cps:-0}" "$p50" "$p99" "$cpu" "$ar" "$status" >>"$RUNS"
 	say "round $r $id ${LABEL[$side]}: $cps commits/s, abort ratio $ar, p99 $p99 ms, check ${status}"
 }
 
-# group_run SIDE ROUND: one streambench run (XREADGROUP+XACK loop), appended to RUNS
+# group_run SIDE ID ROUND: one streambench run (XREADGROUP+XACK loop, ID
+# XGROUP/c8), appended to RUNS
 group_run() {
-	local side=$1 r=$2 id=XGROUP/c8 out rc=0 c0 c1 status=ok
+	local side=$1 id=$2 r=$3 out rc=0 c0 c1 status=ok
 	out=$OUT/logs/r$r-xgroup-$side.txt
 	c0=$(cpu_ticks "${PID[$side]}")
 	"$BIN/streambench" -addr "127.0.0.1:${PORT[$side]}" -clients 8 -duration "$WATCH_DUR" -prefill "$GROUP_PREFILL" >"$out" 2>&1 || rc=$?
@@ -312,10 +403,94 @@ group_run() {
 	((rc == 0)) || status=err
 	local lps loops cpu
 	read -r lps loops <<<"$(awk '/^RESULT / { for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] } print v["loops_per_s"], v["loops"] }' "$out")"
-	cpu=$(awk -v a="$c0" -v b="$c1" -v t="$TICK" -v n="${loops:-0}" 'BEGIN { if (n > 0) printf "%.2f", (b - a) / t * 1e6 / n; else print "-" }')
+	cpu=$(cpu_per_op "$id" "$c0" "$c1" "${loops:-0}")
 	printf '%s	%s	%s	%s	-	-	%s	-	%s
 ' "$id" "$side" "$r" "${lps:-0}" "$cpu" "$status" >>"$RUNS"
 	say "round $r $id ${LABEL[$side]}: ${lps:-0} loops/s, server ${cpu} us/loop${status/ok/}"
+}
+
+# each_round FN ID...: every round runs FN SIDE ID ROUND for each ID on both
+# servers back to back, in the order mw,redis in odd rounds and redis,mw in
+# even ones.
+each_round() {
+	local fn=$1 r id side order
+	shift
+	for ((r = 1; r <= ROUNDS; r++)); do
+		order=(mw redis)
+		((r % 2)) || order=(redis mw)
+		for id; do
+			for side in "${order[@]}"; do "$fn" "$side" "$id" "$r"; done
+		done
+	done
+}
+
+# result_field FILE KEY: the value of KEY in the last RESULT line of FILE
+result_field() {
+	awk -v k="$2" '/^RESULT / { v = ""; for (i = 2; i <= NF; i++) if (index($i, k "=") == 1) v = substr($i, length(k) + 2) } END { print v }' "$1"
+}
+
+# wait_line FILE WORD PID: wait until a line of FILE starts with WORD;
+# fails when PID exits first or after 300 s
+wait_line() {
+	local i
+	for ((i = 0; i < 3000; i++)); do
+		grep -q "^$2 " "$1" 2>/dev/null && return 0
+		kill -0 "$3" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
+# raise_nofile NEED: make the soft open-files limit at least NEED (for
+# this script and what it starts), within the hard limit
+raise_nofile() {
+	local soft hard
+	soft=$(ulimit -Sn) hard=$(ulimit -Hn)
+	[[ $soft == unlimited ]] || ((soft >= $1)) && return 0
+	[[ $hard == unlimited ]] || ((hard >= $1)) || return 1
+	ulimit -Sn "$1"
+}
+
+# conns_run SIDE CONNS ROUND: a fresh server with room for CONNS_N more
+# clients; RSS before and with CONNS_N idle clients (connbench -mode idle),
+# SET -P 1 beside them (bench_run, row CONNS/SET/P1), then CONNS_N
+# connect+PING+close (connbench -mode acceptping). Appends CONNS/RSS and
+# CONNS/ACCEPT to RUNS.
+conns_run() {
+	local side=$1 r=$3 log=$OUT/logs/$1-server.log lines r0 r1 per out rc=0 alive rate c0 c1 status=ok
+	lines=$(wc -l <"$log" 2>/dev/null || echo 0)
+	start_server "$side" --maxclients $((CONNS_N + 100))
+	if tail -n +$((lines + 1)) "$log" | grep -q 'maxclients has been reduced'; then
+		say "warning: ${LABEL[$side]} reduced maxclients (see $log): ulimit -n is $(ulimit -Sn)"
+		status=err
+	fi
+	sleep 1
+	r0=$(rss_kb "${PID[$side]}")
+	out=$OUT/logs/r$r-conns-idle-$side.txt
+	"$BIN/connbench" -addr "127.0.0.1:${PORT[$side]}" -mode idle -conns "$CONNS_N" -workers "$CONNS_WORKERS" >"$out" 2>&1 &
+	CONNBENCH_PID=$!
+	wait_line "$out" READY "$CONNBENCH_PID" || status=err
+	sleep "$CONNS_SETTLE" # both servers shrink idle clients' buffers after 2 s, then return the pages
+	r1=$(rss_kb "${PID[$side]}")
+	bench_run "$side" CONNS/SET/P1 "$r"
+	kill -TERM "$CONNBENCH_PID" 2>/dev/null || true
+	wait "$CONNBENCH_PID" || rc=$?
+	CONNBENCH_PID=
+	alive=$(result_field "$out" alive)
+	[[ $rc == 0 && $alive == "$CONNS_N" ]] || { status=err; say "connbench -mode idle on ${LABEL[$side]}: exit $rc, ${alive:-no} clients alive (see $out)"; }
+	per=$(awk -v a="$r0" -v b="$r1" -v k="$CONNS_N" 'BEGIN { printf "%.1f", (b - a) * 1024 / k }')
+	printf 'CONNS/RSS\t%s\t%s\t%s\t-\t-\t-\t-\t%s\n' "$side" "$r" "$per" "$status" >>"$RUNS"
+	say "round $r CONNS ${LABEL[$side]}: RSS ${r0} kB -> ${r1} kB with $CONNS_N idle clients, $per B each${status/ok/}"
+	out=$OUT/logs/r$r-conns-accept-$side.txt
+	status=ok
+	c0=$(cpu_ticks "${PID[$side]}")
+	"$BIN/connbench" -addr "127.0.0.1:${PORT[$side]}" -mode acceptping -conns "$CONNS_N" -workers "$CONNS_WORKERS" >"$out" 2>&1 || status=err
+	c1=$(cpu_ticks "${PID[$side]}")
+	rate=$(result_field "$out" conns_per_s)
+	[[ -n $rate ]] || { rate=0 status=err; }
+	printf 'CONNS/ACCEPT\t%s\t%s\t%s\t-\t-\t%s\t-\t%s\n' "$side" "$r" "$rate" "$(cpu_per_op CONNS/ACCEPT "$c0" "$c1" "$CONNS_N")" "$status" >>"$RUNS"
+	say "round $r CONNS ${LABEL[$side]}: $rate connections/s (connect+PING+close, $CONNS_WORKERS workers)${status/ok/}"
+	stop_server "$side"
 }
 
 # stream_mem_run SIDE: fresh server, MEM_KEYS XADDs into one stream, bytes of RSS per entry
@@ -388,9 +563,9 @@ rdb_run() {
 # ------------------------------------------------------------------ main
 BIN=$OUT/bin
 mkdir -p "$BIN"
-say "building miniwatchd and watchbench into $BIN"
+say "building miniwatchd, watchbench, streambench and connbench into $BIN"
 (cd "$ROOT" && go build -o "$BIN/miniwatchd" ./cmd/miniwatchd && go build -o "$BIN/watchbench" ./cmd/watchbench &&
-	go build -o "$BIN/streambench" ./cmd/streambench) ||
+	go build -o "$BIN/streambench" ./cmd/streambench && go build -o "$BIN/connbench" ./cmd/connbench) ||
 	fatal "go build failed"
 
 PORT[mw]=${PORT_MW:-$(free_port)} || fatal "no free port"
@@ -410,18 +585,22 @@ start_server redis
 
 # Which workloads run: a group must be selected and miniwatchd must have
 # every command the workload needs.
+# add_workload appends a runnable workload's id to IDS (the throughput
+# rounds), or to the array named by WL_LIST.
 IDS=()
+target() { printf '%s\t%s\t%s\t%s\n' "$@" >>"$TARGETS"; } # target ID LABEL OP WANT
 add_workload() { # add_workload ID LABEL OP WANT NEEDS...
 	local id=$1 label=$2 op=$3 want=$4 c missing=()
+	local -n ids=${WL_LIST:-IDS}
 	shift 4
-	printf '%s\t%s\t%s\t%s\n' "$id" "$label" "$op" "$want" >>"$TARGETS"
+	target "$id" "$label" "$op" "$want"
 	for c; do has_cmds mw "$c" || missing+=("$c"); done
 	if ((${#missing[@]})); then
 		printf '%s\tnot implemented by miniwatchd yet (COMMAND INFO %s is empty)\n' "$id" "${missing[*]^^}" >>"$SKIPS"
 		return
 	fi
 	for c; do has_cmds redis "$c" || { printf '%s\tredis-server lacks %s\n' "$id" "${c^^}" >>"$SKIPS"; return; }; done
-	IDS+=("$id")
+	ids+=("$id")
 }
 for p in 1 16; do
 	wants "P$p" || continue
@@ -467,41 +646,71 @@ fi
 WATCH_IDS=()
 if wants WATCH; then
 	for c in $WATCH_CLIENTS; do
-		printf '%s\t%s\t%s\t%s\n' "WATCH/c$c" "WATCH hot key, c=$c" ge 1.0 >>"$TARGETS"
+		target "WATCH/c$c" "WATCH hot key, c=$c" ge 1.0
 		WATCH_IDS+=("WATCH/c$c")
 	done
 fi
+# CONTEND (issue #25): the WATCH loop and SET -P 1 with every CPU busy
+CONTEND_WATCH=() CONTEND_IDS=()
+if wants CONTEND; then
+	for c in $WATCH_CLIENTS; do
+		target "CONTEND/WATCH/c$c" "WATCH c=$c, CPUs busy" ge 1.0
+		CONTEND_WATCH+=("CONTEND/WATCH/c$c")
+	done
+	WL_LIST=CONTEND_IDS add_workload CONTEND/SET/P1 "SET -P 1, CPUs busy" ge 1.0 set
+fi
+# EFFIC (issue #25): server CPU per request or commit; the value is the cpu column
+EFFIC_WATCH=() EFFIC_IDS=()
+if wants EFFIC; then
+	for c in 1 "$CLIENTS"; do
+		WL_LIST=EFFIC_IDS add_workload "EFFIC/SET/P1/c$c" "cpu/req SET -P 1 c=$c" le 1.0 set
+		WL_LIST=EFFIC_IDS add_workload "EFFIC/GET/P1/c$c" "cpu/req GET -P 1 c=$c" le 1.0 set get
+	done
+	target EFFIC/WATCH/c1 "cpu/commit WATCH c=1" le 1.0
+	EFFIC_WATCH=(EFFIC/WATCH/c1)
+fi
+# (STARTUP group: the start-up time rows of another change go here.)
 
 say "throughput: ${#IDS[@]} workloads x $ROUNDS rounds x 2 servers"
-for ((r = 1; r <= ROUNDS; r++)); do
-	order=(mw redis)
-	((r % 2)) || order=(redis mw)
-	for id in "${IDS[@]}"; do
-		for side in "${order[@]}"; do bench_run "$side" "$id" "$r"; done
-	done
-done
+each_round bench_run "${IDS[@]}"
 
 if ((${#WATCH_IDS[@]})); then
 	say "contention: watchbench -mode watch-hot at clients $WATCH_CLIENTS x $ROUNDS rounds x 2 servers"
-	for ((r = 1; r <= ROUNDS; r++)); do
-		order=(mw redis)
-		((r % 2)) || order=(redis mw)
-		for c in $WATCH_CLIENTS; do
-			for side in "${order[@]}"; do watch_run "$side" "$c" "$r"; done
-		done
-	done
+	each_round watch_run "${WATCH_IDS[@]}"
 fi
 if ((${#GROUP_IDS[@]})); then
 	GROUP_PREFILL=${GROUP_PREFILL:-300000}
 	((QUICK)) && GROUP_PREFILL=100000
 	say "consumer group loop: streambench -clients 8 x $ROUNDS rounds x 2 servers"
-	for ((r = 1; r <= ROUNDS; r++)); do
-		order=(mw redis)
-		((r % 2)) || order=(redis mw)
-		for side in "${order[@]}"; do group_run "$side" "$r"; done
-	done
+	each_round group_run "${GROUP_IDS[@]}"
+fi
+if ((${#CONTEND_WATCH[@]} + ${#CONTEND_IDS[@]})); then
+	say "CPUs busy: watchbench at clients $WATCH_CLIENTS and SET -P 1 beside $(nproc) busy loops x $ROUNDS rounds x 2 servers"
+	start_hogs
+	each_round watch_run "${CONTEND_WATCH[@]}"
+	each_round bench_run "${CONTEND_IDS[@]}"
+	stop_hogs
+fi
+if ((${#EFFIC_WATCH[@]} + ${#EFFIC_IDS[@]})); then
+	say "efficiency: server CPU per request, -n $N_EFFIC at 1 and $CLIENTS clients, watchbench at 1 client x $ROUNDS rounds x 2 servers"
+	each_round bench_run "${EFFIC_IDS[@]}"
+	each_round watch_run "${EFFIC_WATCH[@]}"
 fi
 stop_servers
+
+if wants CONNS; then # connections (issue #25)
+	target CONNS/RSS "RSS/conn, $CONNS_N idle" le 1.5
+	target CONNS/SET/P1 "SET -P 1, $CONNS_N idle" ge 1.0
+	target CONNS/ACCEPT "connect+PING+close" ge 1.0
+	if raise_nofile $((CONNS_N + 300)); then
+		say "connections: $CONNS_N idle clients, SET -P 1 beside them, $CONNS_N connect+PING+close x $ROUNDS rounds x 2 fresh servers (ulimit -n $(ulimit -Sn))"
+		each_round conns_run CONNS
+	else
+		for id in CONNS/RSS CONNS/SET/P1 CONNS/ACCEPT; do
+			printf '%s\tulimit -n is %s (hard %s), %d clients need %d\n' "$id" "$(ulimit -Sn)" "$(ulimit -Hn)" "$CONNS_N" $((CONNS_N + 300)) >>"$SKIPS"
+		done
+	fi
+fi
 
 if wants STREAM; then
 	printf 'XMEMORY\tstream memory, %d entries\tle\t1.5\n' "$MEM_KEYS" >>"$TARGETS"
@@ -529,9 +738,9 @@ if wants MEMORY; then
 	mem_run redis
 fi
 if wants RDB; then
-	printf 'RDBSAVE\tSAVE of %d keys\tle\t1.5\n' "$MEM_KEYS" >>"$TARGETS"
-	printf 'RDBLOAD\tload at start, %d keys\tle\t1.5\n' "$MEM_KEYS" >>"$TARGETS"
-	printf 'RDBRSS\tRSS after load / by commands\tle\t1.2\n' >>"$TARGETS"
+	target RDBSAVE "SAVE of $MEM_KEYS keys" le 1.5
+	target RDBLOAD "load at start, $MEM_KEYS keys" le 1.5
+	target RDBRSS "RSS after load / by commands" le 1.2
 	MEMFILE=${TMPDIR:-/tmp}/miniwatchd-bench-set-$MEM_KEYS.resp
 	if [[ ! -s $MEMFILE ]]; then
 		say "writing $MEMFILE (SET key:<12 digits> xxx, $MEM_KEYS commands)"
@@ -561,7 +770,8 @@ FILENAME ~ /skips.tsv$/ { skip[$1] = $2; next }
 	id = $1; s = $2; r = $3
 	if ($9 != "ok") { bad[id, s] = bad[id, s] " " $9; nbad[id]++; if ($9 == "lost") lost[id, s]++ }
 	if ($9 == "err") next
-	val[id, s, r] = $4; push(id SUBSEP s SUBSEP "v", $4)
+	v = id ~ /^EFFIC\// ? $7 : $4 # EFFIC: the server CPU per operation is the value
+	val[id, s, r] = v; push(id SUBSEP s SUBSEP "v", v)
 	if (id ~ /MEMORY$/) { if (id == "MEMORY") { rss0[s] = $5; rss1[s] = $6 } }
 	else { push(id SUBSEP s SUBSEP "p50", $5); push(id SUBSEP s SUBSEP "p99", $6); push(id SUBSEP s SUBSEP "cpu", $7); push(id SUBSEP s SUBSEP "ar", $8) }
 	rounds[id, r] = 1; seen[id] = 1; runs[id]++
@@ -576,11 +786,12 @@ END {
 		id = ids[i]
 		if (id in skip || !(id in seen)) continue
 		q = L[id, "ratio"]
-		unit = id == "MEMORY" ? "B/key" : id == "XMEMORY" ? "B/entry" : id ~ /^XGROUP/ ? "loops/s" : id ~ /^RDB(SAVE|LOAD)$/ ? "s" : id == "RDBRSS" ? "ratio" : (id ~ /^WATCH/ ? "commits/s" : "req/s")
+		unit = id == "MEMORY" ? "B/key" : id == "XMEMORY" ? "B/entry" : id ~ /^XGROUP/ ? "loops/s" : id ~ /^RDB(SAVE|LOAD)$/ ? "s" : id == "RDBRSS" ? "ratio" : \
+			id == "CONNS/RSS" ? "B/conn" : id == "CONNS/ACCEPT" ? "conns/s" : id ~ /^EFFIC\/WATCH/ ? "us/commit" : id ~ /^EFFIC/ ? "us/req" : (id ~ /WATCH/ ? "commits/s" : "req/s")
 		printf "%-24s %-9s %11.1f %11.1f %6s %11s %8s %8s %8s %8s\n", label[id], unit, median(L[id, "mw", "v"]), median(L[id, "redis", "v"]),
 			q == "" ? "-" : sprintf("%.2f", median(q)), q == "" ? "-" : sprintf("%.2f-%.2f", lo(q), hi(q)),
 			median(L[id, "mw", "p99"]), median(L[id, "redis", "p99"]), median(L[id, "mw", "cpu"]), median(L[id, "redis", "cpu"])
-		if (id ~ /^WATCH/) printf "%-24s %-9s %11.3f %11.3f\n", "", "aborted", median(L[id, "mw", "ar"]), median(L[id, "redis", "ar"])
+		if (id ~ /WATCH/) printf "%-24s %-9s %11.3f %11.3f\n", "", "aborted", median(L[id, "mw", "ar"]), median(L[id, "redis", "ar"])
 	}
 	if ("MEMORY" in seen) printf "%-24s %-9s %11d %11d  (empty server)\n%-24s %-9s %11d %11d  (after loading)\n", "", "RSS kB", rss0["mw"], rss0["redis"], "", "RSS kB", rss1["mw"], rss1["redis"]
 	print ""
@@ -599,7 +810,7 @@ END {
 		if (ok) npass++; else nfail++
 	}
 	nw = 0
-	for (i = 1; i <= nid; i++) if (ids[i] ~ /^WATCH/ && ids[i] in seen) { nw += runs[ids[i]]; nl += lost[ids[i], "mw"] + lost[ids[i], "redis"] }
+	for (i = 1; i <= nid; i++) if (ids[i] ~ /WATCH/ && ids[i] in seen) { nw += runs[ids[i]]; nl += lost[ids[i], "mw"] + lost[ids[i], "redis"] }
 	if (nw > 0) {
 		if (nl == 0) { printf "PASS  %-26s counter equal to commits in all %d runs\n", "WATCH counter check", nw; npass++ }
 		else { printf "FAIL  %-26s %d of %d runs lost or invented updates (see logs/*watch*)\n", "WATCH counter check", nl, nw; nfail++ }

@@ -257,6 +257,26 @@ func (p *Parser) reserve(want int, exact bool) {
 	p.bufCap.Store(int64(size))
 }
 
+// releaseAbove: Release keeps a query buffer of at most this capacity
+// (Redis's clientsCronResizeQueryBuffer leaves one wasting up to 4KB).
+const releaseAbove = 4 * 1024
+
+// Release drops the query buffer and the argument tables, as Redis's
+// clientsCron takes the free space of an idle client's query buffer
+// (clientsCronResizeQueryBuffer), when nothing is buffered, no command is
+// in progress and the buffer holds more than 4KB; the next Fill allocates
+// again. Like Fill it invalidates every argument Next returned. It reports
+// whether it dropped the buffer.
+func (p *Parser) Release() bool {
+	if cap(p.buf) <= releaseAbove || p.pending > 0 || p.pos != len(p.buf) || p.err != nil {
+		return false
+	}
+	p.buf, p.pos, p.scanned, p.scanNUL = nil, 0, 0, false
+	p.arena, p.spans, p.store = nil, nil, nil
+	p.bufCap.Store(0)
+	return true
+}
+
 // Next parses the next complete command from the buffer. ok is false when
 // more data is needed (call Fill) or when err is set. A command with no
 // arguments (an empty inline line, or a multibulk count <= 0) is returned

@@ -758,3 +758,58 @@ func exchange(t *testing.T, addr, in string, wantLen int, wantClose bool) (strin
 		}
 	}
 }
+
+// TestParserRelease: an idle parser drops its buffer only when nothing is
+// buffered and no command is in progress, and parses as before afterwards.
+func TestParserRelease(t *testing.T) {
+	p := &Parser{}
+	if p.Release() {
+		t.Error("Release of a new parser reported a dropped buffer")
+	}
+	r := &partsReader{parts: [][]byte{[]byte(mb("PING")), []byte("*2\r\n$3\r\nGET\r\n"), []byte("$1\r\nk\r\n"), []byte("PI"), []byte("NG\r\n")}}
+	next := func() []string {
+		t.Helper()
+		p.Fill(r)
+		args, ok, err := p.Next()
+		if err != nil || !ok && len(r.parts) == 0 {
+			t.Fatalf("Next: %q %v %v", args, ok, err)
+		}
+		var out []string
+		for _, a := range args {
+			out = append(out, string(a))
+		}
+		return out
+	}
+	if got := next(); len(got) != 1 || got[0] != "PING" {
+		t.Fatalf("first command %q", got)
+	}
+	if p.Cap() != ioBufLen {
+		t.Fatalf("Cap() = %d after one read, want %d", p.Cap(), ioBufLen)
+	}
+	if !p.Release() || p.Cap() != 0 || p.Free() != 0 || p.Buffered() != 0 {
+		t.Fatalf("Release of an empty buffer: Cap %d Free %d Buffered %d", p.Cap(), p.Free(), p.Buffered())
+	}
+	if got := next(); got != nil {
+		t.Fatalf("half a GET parsed as %q", got)
+	}
+	if p.Release() {
+		t.Error("Release dropped a command in progress")
+	}
+	if got := next(); len(got) != 2 || got[0] != "GET" || got[1] != "k" {
+		t.Fatalf("GET after a refused Release: %q", got)
+	}
+	if got := next(); got != nil {
+		t.Fatalf("half an inline PING parsed as %q", got)
+	}
+	if p.Release() {
+		t.Error("Release dropped unparsed bytes")
+	}
+	if got := next(); len(got) != 1 || got[0] != "PING" {
+		t.Fatalf("inline PING after a refused Release: %q", got)
+	}
+	small := &Parser{}
+	small.reserve(64, true)
+	if small.Release() {
+		t.Error("Release dropped a buffer of 64 bytes (Redis keeps up to 4KB of free space)")
+	}
+}

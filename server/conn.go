@@ -49,12 +49,11 @@ func (s *Server) serveConn(conn net.Conn) {
 }
 
 // newClient registers a connection, or refuses it when maxclients is
-// reached or protected mode denies it (with Redis's errors).
+// reached or protected mode denies it (with Redis's errors). The socket
+// options are set after the engine lock is left: their five system calls
+// need no lock, and every other client waits while it is held.
 func (s *Server) newClient(conn net.Conn) *client {
 	s.mu.Lock()
-	if tc, ok := conn.(*net.TCPConn); ok {
-		tuneTCP(tc, s.paramInt("tcp-keepalive"))
-	}
 	if len(s.clients) >= s.cfg.MaxClients {
 		s.mu.Unlock()
 		s.stats.rejectedConnections.Add(1)
@@ -84,7 +83,11 @@ func (s *Server) newClient(conn net.Conn) *client {
 	c.parser.MaxBulkLen = s.cfg.ProtoMaxBulkLen
 	c.lastActive.Store(time.Now().UnixMilli())
 	s.clients[c.id] = c
+	keepalive := s.paramInt("tcp-keepalive")
 	s.mu.Unlock()
+	if tc, ok := conn.(*net.TCPConn); ok {
+		tuneTCP(tc, keepalive)
+	}
 	s.stats.totalConnections.Add(1)
 	return c
 }
@@ -164,9 +167,12 @@ func protocolErrorReply(err error) string {
 // tcp-keepalive > 0 SO_KEEPALIVE with the first probe after that many
 // seconds of silence, then every third of it, three probes in all. The
 // value is read at accept: CONFIG SET tcp-keepalive applies to new
-// connections.
+// connections. Go set TCP_NODELAY already (every TCPConn it accepts or
+// dials starts with it), and the listeners are opened with KeepAlive -1
+// (listen.go) so that accept does not set a keepalive of its own first.
+// With tcp-keepalive 0 keepalive is turned off (the master link, dialed,
+// has Go's default on).
 func tuneTCP(tc *net.TCPConn, keepalive int64) {
-	tc.SetNoDelay(true)
 	if keepalive <= 0 {
 		tc.SetKeepAlive(false)
 		return

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"net"
 	"os"
@@ -139,7 +140,10 @@ func (s *Server) openAddr(bind string, port int, kind string) (net.Listener, err
 	case strings.Contains(addr, ":"):
 		network = "tcp6"
 	}
-	ln, err := net.Listen(network, net.JoinHostPort(host, strconv.Itoa(port)))
+	// KeepAlive -1: Go's accept would turn on its own keepalive (four
+	// setsockopt calls per connection) that tuneTCP then sets again.
+	lc := net.ListenConfig{KeepAlive: -1}
+	ln, err := lc.Listen(context.Background(), network, net.JoinHostPort(host, strconv.Itoa(port)))
 	if err == nil {
 		return ln, nil
 	}

@@ -74,6 +74,9 @@ func TestTCPKeepalive(t *testing.T) {
 	} {
 		s := startListenServer(t, "tcp-keepalive", tc.value)
 		fd := acceptedFd(t, s)
+		if nodelay, _ := syscall.GetsockoptInt(fd, syscall.IPPROTO_TCP, syscall.TCP_NODELAY); nodelay != 1 {
+			t.Errorf("tcp-keepalive %s: TCP_NODELAY = %d, want 1", tc.value, nodelay)
+		}
 		on, _ := syscall.GetsockoptInt(fd, syscall.SOL_SOCKET, syscall.SO_KEEPALIVE)
 		if on != tc.on {
 			t.Errorf("tcp-keepalive %s: SO_KEEPALIVE = %d, want %d", tc.value, on, tc.on)

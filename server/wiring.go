@@ -304,12 +304,13 @@ func (s *Server) wire() {
 	// scheduled or automatic rewrite), then clientsCron's memory sampling and
 	// the eviction time proc.
 	h.cron = append(h.cron,
-		(*Server).aofCronLocked,     // aof.go
-		(*Server).memoryCronLocked,  // memory.go
-		(*Server).rdbCronLocked,     // rdb_save.go: save points, BGSAVE SCHEDULE
-		(*Server).pauseCronLocked,   // ops.go: end of CLIENT PAUSE
-		(*Server).migrateCronLocked, // cmd_migrate.go: idle MIGRATE connections
-		(*Server).replCronLocked,    // repl_feed.go: replicationCron, pending diskless snapshots
+		(*Server).aofCronLocked,         // aof.go
+		(*Server).idleBuffersCronLocked, // idle_buffers.go: clientsCronResizeQueryBuffer / OutputBuffer
+		(*Server).memoryCronLocked,      // memory.go
+		(*Server).rdbCronLocked,         // rdb_save.go: save points, BGSAVE SCHEDULE
+		(*Server).pauseCronLocked,       // ops.go: end of CLIENT PAUSE
+		(*Server).migrateCronLocked,     // cmd_migrate.go: idle MIGRATE connections
+		(*Server).replCronLocked,        // repl_feed.go: replicationCron, pending diskless snapshots
 	)
 
 	// prepareForShutdown: flush and fsync the AOF.
