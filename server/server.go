@@ -103,10 +103,14 @@ func newServer(cfg Config, prepare func(s *Server)) (*Server, error) {
 	if log == nil {
 		log = slog.Default()
 	}
+	clock := cfg.Clock
+	if clock == nil {
+		clock = expire.NewClock()
+	}
 	s := &Server{
 		cfg:          cfg,
 		ks:           db.NewKeyspace(cfg.Databases),
-		clock:        expire.NewClock(),
+		clock:        clock,
 		table:        table,
 		log:          log,
 		clients:      make(map[int64]*client),
