@@ -85,10 +85,30 @@ func LookupFullName(full string) *Command {
 // do not modify it.
 func All() []*Command { return get().all }
 
-// entryNodes are the recorded trees of one top-level command.
+// entryNodes are the recorded trees of one top-level command. Its docs
+// are kept as their JSON text until a merge needs the tree (docsParsed).
 type entryNodes struct {
 	name       string
 	info, docs resp.Node
+	docsJSON   string
+	docsParsed bool
+}
+
+// parseDocs decodes e's docs text into e.docs, once.
+func (e *entryNodes) parseDocs() error {
+	if e.docsParsed {
+		return nil
+	}
+	d := resp.NewDecoder(e.docsJSON)
+	n, err := d.Node()
+	if err == nil {
+		err = d.End()
+	}
+	if err != nil {
+		return err
+	}
+	e.docs, e.docsParsed = n, true
+	return nil
 }
 
 func load(data, additions string) table {
@@ -116,14 +136,27 @@ func load(data, additions string) table {
 		if parent == nil {
 			return table{err: fmt.Errorf("cmdmeta: addition %q: no container %q", full, a.name)}
 		}
-		if err := mergeSub(parent, a); err != nil {
+		err := parent.parseDocs()
+		if err == nil {
+			err = a.parseDocs()
+		}
+		if err == nil {
+			err = mergeSub(parent, a)
+		}
+		if err != nil {
 			return table{err: fmt.Errorf("cmdmeta: addition %q: %w", full, err)}
 		}
 	}
 	t := table{byName: make(map[string]*Command, len(entries))}
 	for i := range entries {
 		e := &entries[i]
-		c, err := build(&e.info, &e.docs, nil, addedNames)
+		c, err := build(&e.info, nil, addedNames)
+		if err == nil {
+			c.docsJSON = e.docsJSON
+			if e.docsParsed {
+				err = c.setDocs(&e.docs)
+			}
+		}
 		if err != nil {
 			return table{err: fmt.Errorf("cmdmeta: command %q: %w", e.name, err)}
 		}
@@ -157,7 +190,7 @@ func decodeCommands(data, nameKey string) ([]entryNodes, error) {
 				case "info":
 					e.info, err = d.Node()
 				case "docs":
-					e.docs, err = d.Node()
+					e.docsJSON, err = d.Raw()
 				default:
 					err = d.Skip()
 				}
@@ -169,7 +202,7 @@ func decodeCommands(data, nameKey string) ([]entryNodes, error) {
 			if e.info.Kind != resp.Array || len(e.info.Elems) != 10 || e.info.Elems[0].Kind != resp.BulkString {
 				return fmt.Errorf("entry %q: info is not a 10-element array", e.name)
 			}
-			if e.docs.Kind != resp.Map {
+			if !strings.HasPrefix(e.docsJSON, `["%"`) {
 				return fmt.Errorf("entry %q: docs is not a map", e.name)
 			}
 			out = append(out, e)
@@ -209,8 +242,9 @@ func mergeSub(parent *entryNodes, sub entryNodes) error {
 	return nil
 }
 
-// build makes the Command for an info element and its docs.
-func build(info, docs *resp.Node, parent *Command, added map[string]bool) (*Command, error) {
+// build makes the Command for an info element; its docs come later
+// (Command.docs).
+func build(info *resp.Node, parent *Command, added map[string]bool) (*Command, error) {
 	e := info.Elems
 	if info.Kind != resp.Array || len(e) != 10 {
 		return nil, fmt.Errorf("info is not a 10-element array")
@@ -231,7 +265,6 @@ func build(info, docs *resp.Node, parent *Command, added map[string]bool) (*Comm
 		Parent:        parent,
 		Added:         added[e[0].Str],
 		Info:          info,
-		Docs:          docs,
 		getKeys:       getKeysProcs[e[0].Str],
 		ACLCategories: make([]string, 0, len(e[6].Elems)),
 	}
@@ -266,28 +299,15 @@ func build(info, docs *resp.Node, parent *Command, added map[string]bool) (*Comm
 		}
 		c.KeySpecs = append(c.KeySpecs, ks)
 	}
-	c.Summary = docString(docs, "summary")
-	c.Since = docString(docs, "since")
-	c.Group = docString(docs, "group")
-	c.Complexity = docString(docs, "complexity")
-	c.DeprecatedSince = docString(docs, "deprecated_since")
-	c.ReplacedBy = docString(docs, "replaced_by")
-	c.DocFlags = docs.Get("doc_flags").Strings()
-
 	subs := &e[9]
 	if len(subs.Elems) > 0 {
-		subDocs := docs.Get("subcommands")
 		c.subByName = make(map[string]*Command, len(subs.Elems))
 		for i := range subs.Elems {
 			si := &subs.Elems[i]
 			if si.Kind != resp.Array || len(si.Elems) != 10 {
 				return nil, fmt.Errorf("subcommand %d is not a 10-element array", i)
 			}
-			sd := subDocs.Get(si.Elems[0].Str)
-			if sd == nil {
-				return nil, fmt.Errorf("no docs for subcommand %q", si.Elems[0].Str)
-			}
-			s, err := build(si, sd, c, added)
+			s, err := build(si, c, added)
 			if err != nil {
 				return nil, fmt.Errorf("subcommand %q: %w", si.Elems[0].Str, err)
 			}
@@ -296,6 +316,66 @@ func build(info, docs *resp.Node, parent *Command, added map[string]bool) (*Comm
 		}
 	}
 	return c, nil
+}
+
+// setDocs gives c and its subcommands their docs from the tree of c's
+// COMMAND DOCS value.
+func (c *Command) setDocs(docs *resp.Node) error {
+	if docs.Kind != resp.Map {
+		return fmt.Errorf("docs is not a map")
+	}
+	c.d = &cmdDocs{
+		tree:            docs,
+		summary:         docString(docs, "summary"),
+		since:           docString(docs, "since"),
+		group:           docString(docs, "group"),
+		complexity:      docString(docs, "complexity"),
+		deprecatedSince: docString(docs, "deprecated_since"),
+		replacedBy:      docString(docs, "replaced_by"),
+		flags:           docs.Get("doc_flags").Strings(),
+	}
+	if len(c.Subcommands) == 0 {
+		return nil
+	}
+	subDocs := docs.Get("subcommands")
+	for _, s := range c.Subcommands {
+		sd := subDocs.Get(s.FullName)
+		if sd == nil {
+			return fmt.Errorf("no docs for subcommand %q", s.FullName)
+		}
+		if err := s.setDocs(sd); err != nil {
+			return fmt.Errorf("subcommand %q: %w", s.FullName, err)
+		}
+	}
+	return nil
+}
+
+// docs returns c's docs, decoding those of its top-level command on first
+// use (the docs are most of the data and a server starts without them).
+// The embedded data is checked by the tests (TestEveryCommandHasDocs): a
+// failure here is a broken build and panics.
+func (c *Command) docs() *cmdDocs {
+	top := c
+	if c.Parent != nil {
+		top = c.Parent
+	}
+	top.docsOnce.Do(func() {
+		if top.d != nil { // set at load (a merged addition)
+			return
+		}
+		d := resp.NewDecoder(top.docsJSON)
+		n, err := d.Node()
+		if err == nil {
+			err = d.End()
+		}
+		if err == nil {
+			err = top.setDocs(&n)
+		}
+		if err != nil {
+			panic(fmt.Sprintf("cmdmeta: docs of %q: %v", top.FullName, err))
+		}
+	})
+	return c.d
 }
 
 func docString(docs *resp.Node, key string) string {

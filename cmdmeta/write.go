@@ -48,10 +48,10 @@ func (c *Command) WriteDocs(w *protocol.Writer) { c.WriteDocsFiltered(w, nil) }
 // keep returns true (all of them when keep is nil).
 func (c *Command) WriteDocsFiltered(w *protocol.Writer, keep func(*Command) bool) {
 	if keep == nil || len(c.Subcommands) == 0 {
-		resp.Write(w, c.Docs)
+		resp.Write(w, c.Docs())
 		return
 	}
-	e := c.Docs.Elems
+	e := c.Docs().Elems
 	w.Map(len(e) / 2)
 	for i := 0; i+1 < len(e); i += 2 {
 		resp.Write(w, &e[i])

@@ -214,6 +214,16 @@ func (d *Decoder) Skip() error {
 	}
 }
 
+// Raw reads one JSON value and returns its text, for a later decoder.
+func (d *Decoder) Raw() (string, error) {
+	d.ws()
+	start := d.pos
+	if err := d.Skip(); err != nil {
+		return "", err
+	}
+	return d.s[start:d.pos], nil
+}
+
 func isDelim(c byte) bool {
 	return c == ',' || c == ']' || c == '}' || c == ' ' || c == '\n' || c == '\r' || c == '\t'
 }
