@@ -95,7 +95,7 @@ func newServer(cfg Config, prepare func(s *Server)) (*Server, error) {
 	if cfg.Databases <= 0 {
 		return nil, errors.New("databases must be at least 1")
 	}
-	table, err := buildTable(commandFamilies)
+	table, err := serverTable()
 	if err != nil {
 		return nil, err
 	}
