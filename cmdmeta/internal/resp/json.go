@@ -89,6 +89,23 @@ type Decoder struct {
 	// stack collects the children of the aggregates being decoded; each
 	// aggregate then gets an exactly sized copy of its own.
 	stack []Node
+	// arena is where the exactly sized copies come from: a few large
+	// allocations instead of one per aggregate.
+	arena []Node
+}
+
+// alloc returns n Nodes from the arena, with capacity n so that an append
+// to them copies instead of overwriting the next aggregate's.
+func (d *Decoder) alloc(n int) []Node {
+	if n > len(d.arena) {
+		// A chunk sized for what is left to decode (about one Node per
+		// 16 bytes of JSON text), between 16 and 1024 Nodes.
+		size := min(max((len(d.s)-d.pos)/16, 16), 1024)
+		d.arena = make([]Node, max(size, n))
+	}
+	s := d.arena[:n:n]
+	d.arena = d.arena[n:]
+	return s
 }
 
 // NewDecoder returns a Decoder over s.
@@ -378,7 +395,8 @@ func (d *Decoder) node(depth int) (Node, error) {
 			d.stack = append(d.stack, e)
 		}
 		if len(d.stack) > base {
-			n.Elems = append([]Node(nil), d.stack[base:]...)
+			n.Elems = d.alloc(len(d.stack) - base)
+			copy(n.Elems, d.stack[base:])
 			clear(d.stack[base:])
 			d.stack = d.stack[:base]
 		}
