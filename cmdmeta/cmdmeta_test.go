@@ -319,12 +319,16 @@ func BenchmarkLookupBytes(b *testing.B) {
 	}
 }
 
-// Docs are decoded on first use, not by Load: every command's and
-// subcommand's decode, and each has its group and summary (what a docs
-// decode failure would panic on at run time is checked here).
-func TestEveryCommandHasDocs(t *testing.T) {
+// Info and docs are decoded on first use, not by Load: every command's and
+// subcommand's decode, the info element naming the command, and each has
+// its group and summary (what a decode failure would panic on at run time
+// is checked here).
+func TestEveryCommandDecodesInfoAndDocs(t *testing.T) {
 	var check func(c *Command)
 	check = func(c *Command) {
+		if in := c.Info(); in == nil || in.Kind != resp.Array || len(in.Elems) != 10 || in.Elems[0].Str != c.FullName || in.Elems[1].Int != int64(c.Arity) {
+			t.Errorf("%s: info %v", c.FullName, in)
+		}
 		if d := c.Docs(); d == nil || d.Kind != resp.Map {
 			t.Errorf("%s: docs %v", c.FullName, d)
 		}

@@ -42,16 +42,14 @@ type Command struct {
 	// was added by hand from a later Redis (Since tells which).
 	Added bool
 
-	// Info is the COMMAND INFO element (a 10-element array), exactly as
-	// Redis replies (Docs is the COMMAND DOCS value).
-	Info *Node
-
-	// The COMMAND DOCS part, decoded on first use (docs): a top-level
-	// command keeps its JSON text until then, and docsOnce guards d of it
+	// The COMMAND INFO element (Info) and COMMAND DOCS part (docs),
+	// decoded on first use: a top-level command keeps their JSON text
+	// until then, and its infoOnce and docsOnce guard info and d of it
 	// and of its subcommands.
-	docsJSON string
-	docsOnce sync.Once
-	d        *cmdDocs
+	infoJSON, docsJSON string
+	infoOnce, docsOnce sync.Once
+	info               *Node
+	d                  *cmdDocs
 
 	flagMask    uint64
 	subByName   map[string]*Command

@@ -85,30 +85,49 @@ func LookupFullName(full string) *Command {
 // do not modify it.
 func All() []*Command { return get().all }
 
-// entryNodes are the recorded trees of one top-level command. Its docs
-// are kept as their JSON text until a merge needs the tree (docsParsed).
+// entryNodes are the recorded trees of one top-level command, kept as
+// their JSON text until a merge needs the trees (parsed).
 type entryNodes struct {
-	name       string
-	info, docs resp.Node
-	docsJSON   string
-	docsParsed bool
+	name               string
+	infoJSON, docsJSON string
+	info, docs         resp.Node
+	parsed             bool
 }
 
-// parseDocs decodes e's docs text into e.docs, once.
-func (e *entryNodes) parseDocs() error {
-	if e.docsParsed {
+// parse decodes e's info and docs into trees of their own, once.
+func (e *entryNodes) parse() error {
+	if e.parsed {
 		return nil
 	}
-	d := resp.NewDecoder(e.docsJSON)
+	info, err := decodeInfo(resp.NewDecoder(e.infoJSON))
+	if err != nil {
+		return err
+	}
+	docs, err := decodeNode(resp.NewDecoder(e.docsJSON))
+	if err != nil {
+		return err
+	}
+	e.info, e.docs, e.parsed = info, docs, true
+	return nil
+}
+
+// decodeNode decodes the one Node of d's text.
+func decodeNode(d *resp.Decoder) (resp.Node, error) {
 	n, err := d.Node()
 	if err == nil {
 		err = d.End()
 	}
-	if err != nil {
-		return err
+	return n, err
+}
+
+// decodeInfo decodes a COMMAND INFO element: a 10-element array whose
+// first element is the name.
+func decodeInfo(d *resp.Decoder) (resp.Node, error) {
+	n, err := decodeNode(d)
+	if err == nil && (n.Kind != resp.Array || len(n.Elems) != 10 || n.Elems[0].Kind != resp.BulkString) {
+		err = fmt.Errorf("info is not a 10-element array")
 	}
-	e.docs, e.docsParsed = n, true
-	return nil
+	return n, err
 }
 
 func load(data, additions string) table {
@@ -126,6 +145,9 @@ func load(data, additions string) table {
 		byName[entries[i].name] = &entries[i]
 	}
 	for _, a := range added {
+		if err := a.parse(); err != nil {
+			return table{err: fmt.Errorf("cmdmeta: addition to %q: %w", a.name, err)}
+		}
 		full := a.info.Elems[0].Str
 		addedNames[full] = true
 		if a.name == "" { // a new top-level command
@@ -136,10 +158,7 @@ func load(data, additions string) table {
 		if parent == nil {
 			return table{err: fmt.Errorf("cmdmeta: addition %q: no container %q", full, a.name)}
 		}
-		err := parent.parseDocs()
-		if err == nil {
-			err = a.parseDocs()
-		}
+		err := parent.parse()
 		if err == nil {
 			err = mergeSub(parent, a)
 		}
@@ -148,12 +167,27 @@ func load(data, additions string) table {
 		}
 	}
 	t := table{byName: make(map[string]*Command, len(entries))}
+	// The info of a command not merged with an addition is decoded into
+	// scratch memory, reused from one command to the next: build keeps
+	// no Node, and Command.Info decodes the text again when asked.
+	scratch := resp.NewDecoder("")
 	for i := range entries {
 		e := &entries[i]
-		c, err := build(&e.info, nil, addedNames)
+		var c *Command
+		info := &e.info
+		if !e.parsed {
+			scratch.Recycle(e.infoJSON)
+			n, err := decodeInfo(scratch)
+			if err != nil {
+				return table{err: fmt.Errorf("cmdmeta: command %q: %w", e.name, err)}
+			}
+			info = &n
+		}
+		c, err := build(info, nil, addedNames)
 		if err == nil {
-			c.docsJSON = e.docsJSON
-			if e.docsParsed {
+			c.infoJSON, c.docsJSON = e.infoJSON, e.docsJSON
+			if e.parsed {
+				c.setInfo(&e.info)
 				err = c.setDocs(&e.docs)
 			}
 		}
@@ -188,7 +222,7 @@ func decodeCommands(data, nameKey string) ([]entryNodes, error) {
 				case nameKey:
 					e.name, err = d.String()
 				case "info":
-					e.info, err = d.Node()
+					e.infoJSON, err = d.Raw()
 				case "docs":
 					e.docsJSON, err = d.Raw()
 				default:
@@ -199,7 +233,7 @@ func decodeCommands(data, nameKey string) ([]entryNodes, error) {
 			if err != nil {
 				return err
 			}
-			if e.info.Kind != resp.Array || len(e.info.Elems) != 10 || e.info.Elems[0].Kind != resp.BulkString {
+			if !strings.HasPrefix(e.infoJSON, `["*"`) {
 				return fmt.Errorf("entry %q: info is not a 10-element array", e.name)
 			}
 			if !strings.HasPrefix(e.docsJSON, `["%"`) {
@@ -264,7 +298,6 @@ func build(info *resp.Node, parent *Command, added map[string]bool) (*Command, e
 		Tips:          e[7].Strings(),
 		Parent:        parent,
 		Added:         added[e[0].Str],
-		Info:          info,
 		getKeys:       getKeysProcs[e[0].Str],
 		ACLCategories: make([]string, 0, len(e[6].Elems)),
 	}
@@ -348,6 +381,37 @@ func (c *Command) setDocs(docs *resp.Node) error {
 		}
 	}
 	return nil
+}
+
+// setInfo points c and its subcommands at their COMMAND INFO elements in
+// the tree of c's.
+func (c *Command) setInfo(info *resp.Node) {
+	c.info = info
+	for i, s := range c.Subcommands {
+		s.setInfo(&info.Elems[9].Elems[i])
+	}
+}
+
+// Info returns the command's COMMAND INFO element (a 10-element array),
+// exactly as Redis replies; the tree of a top-level command and its
+// subcommands is decoded on first use. The data decoded once at Load, so
+// a failure here is a broken build and panics.
+func (c *Command) Info() *Node {
+	top := c
+	if c.Parent != nil {
+		top = c.Parent
+	}
+	top.infoOnce.Do(func() {
+		if top.info != nil { // set at load (a merged addition)
+			return
+		}
+		n, err := decodeInfo(resp.NewDecoder(top.infoJSON))
+		if err != nil {
+			panic(fmt.Sprintf("cmdmeta: info of %q: %v", top.FullName, err))
+		}
+		top.setInfo(&n)
+	})
+	return c.info
 }
 
 // docs returns c's docs, decoding those of its top-level command on first

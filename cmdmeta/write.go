@@ -16,7 +16,7 @@ func (c *Command) WriteInfo(w *protocol.Writer) { c.WriteInfoFiltered(w, nil) }
 // filtered out still writes an empty subcommand array, as Redis does for an
 // empty subcommand table.
 func (c *Command) WriteInfoFiltered(w *protocol.Writer, keep func(*Command) bool) {
-	e := c.Info.Elems
+	e := c.Info().Elems
 	w.Array(len(e))
 	for i := 0; i < 9; i++ {
 		resp.Write(w, &e[i])

@@ -90,18 +90,35 @@ type Decoder struct {
 	// aggregate then gets an exactly sized copy of its own.
 	stack []Node
 	// arena is where the exactly sized copies come from: a few large
-	// allocations instead of one per aggregate.
-	arena []Node
+	// allocations (chunks) instead of one per aggregate.
+	arena  []Node
+	chunks [][]Node // every chunk allocated, whole, for Recycle
+	next   int      // the chunk after the one arena is in
+}
+
+// Recycle makes the decoder read s from its start, the nodes it decodes
+// taking the memory of those it decoded so far: the caller must not use
+// any Node (or Elems) it got from this decoder before. Strings stay valid.
+func (d *Decoder) Recycle(s string) {
+	for _, c := range d.chunks[:d.next] {
+		clear(c)
+	}
+	d.s, d.pos, d.arena, d.next = s, 0, nil, 0
 }
 
 // alloc returns n Nodes from the arena, with capacity n so that an append
 // to them copies instead of overwriting the next aggregate's.
 func (d *Decoder) alloc(n int) []Node {
 	if n > len(d.arena) {
-		// A chunk sized for what is left to decode (about one Node per
-		// 16 bytes of JSON text), between 16 and 1024 Nodes.
-		size := min(max((len(d.s)-d.pos)/16, 16), 1024)
-		d.arena = make([]Node, max(size, n))
+		if d.next < len(d.chunks) && len(d.chunks[d.next]) >= n {
+			d.arena = d.chunks[d.next]
+		} else {
+			// A chunk sized for the text (about one Node per 16 bytes
+			// of JSON), between 16 and 1024 Nodes.
+			d.arena = make([]Node, max(min(max(len(d.s)/16, 16), 1024), n))
+			d.chunks = append(d.chunks[:d.next], d.arena)
+		}
+		d.next++
 	}
 	s := d.arena[:n:n]
 	d.arena = d.arena[n:]
