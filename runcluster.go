@@ -102,6 +102,11 @@ func (c *EmulatedCluster) Addrs() []string {
 }
 
 // Nodes returns every node, in port order. The slice is the caller's.
+//
+// (Replicas: an option setting cluster-emulate-replicas would have
+// StartEmulatedCluster start them after the masters; RunCluster keeps
+// every node StartEmulatedCluster returns, in its order, each with the
+// configuration EmulatedClusterConfigs gives it.)
 func (c *EmulatedCluster) Nodes() []*Server { return append([]*Server(nil), c.nodes...) }
 
 // Node returns node i (0 <= i < len(Nodes())), the node on the i-th port
