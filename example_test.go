@@ -109,3 +109,36 @@ func ExampleCluster() {
 	// <nil>
 	// CROSSSLOT Keys in request don't hash to the same slot
 }
+
+// RunCluster starts a three-node Redis Cluster in the test: a cluster
+// client meets the slot split, CROSSSLOT, and transactions confined to one
+// slot as against a real one.
+func ExampleRunCluster() {
+	t := &exampleT{}
+	defer t.done()
+
+	c := miniwatchd.RunCluster(t, 3)
+	rdb := redis.NewClusterClient(&redis.ClusterOptions{Addrs: c.Addrs()})
+	defer rdb.Close()
+	ctx := context.Background()
+
+	fmt.Println(rdb.MSet(ctx, "cart:7:items", 3, "cart:7:total", 42).Err())
+	err := rdb.Watch(ctx, func(tx *redis.Tx) error { // one slot: {cart:7}
+		n, _ := tx.Get(ctx, "{cart:7}items").Int() // 0 while unset
+		_, err := tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
+			p.Set(ctx, "{cart:7}items", n+1, 0)
+			p.Set(ctx, "{cart:7}total", 42, 0)
+			return nil
+		})
+		return err
+	}, "{cart:7}items")
+	fmt.Println(err)
+
+	s := c.NodeFor("{cart:7}items")
+	s.CheckGet(t, "{cart:7}total", "42")
+	fmt.Println(s.Keys())
+	// Output:
+	// CROSSSLOT Keys in request don't hash to the same slot
+	// <nil>
+	// [{cart:7}items {cart:7}total]
+}

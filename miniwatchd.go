@@ -27,6 +27,9 @@
 //     through the testing.TB given to Run (Fatal); replies of Redis errors
 //     (WRONGTYPE, ...) are returned as errors.
 //
+// RunCluster starts several nodes as one Redis Cluster (EmulatedCluster),
+// each node a Server with the API above and all of them on one clock.
+//
 // A Server is safe for concurrent use by the test's goroutines.
 package miniwatchd
 
@@ -134,6 +137,21 @@ func Cluster() Option {
 // option: as with Redis, a client chooses it with HELLO 3.
 func Run(t testing.TB, opts ...Option) *Server {
 	t.Helper()
+	o, err := runOptions(t, opts)
+	if err != nil {
+		t.Fatalf("miniwatchd.Run: %v", err)
+	}
+	s := &Server{t: t, cfg: o.cfg, user: o.user}
+	if err := s.startLocked(nil); err != nil {
+		t.Fatalf("miniwatchd.Run: %v", err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+// runOptions applies opts to Run's defaults: a free loopback port, the
+// files in t.TempDir(), no save points, DEBUG allowed, no log.
+func runOptions(t testing.TB, opts []Option) (options, error) {
 	o := options{cfg: server.DefaultConfig()}
 	o.cfg.Port = 0
 	o.cfg.Bind = []string{"127.0.0.1"}
@@ -145,14 +163,9 @@ func Run(t testing.TB, opts ...Option) *Server {
 		opt(&o)
 	}
 	if len(o.errs) > 0 {
-		t.Fatalf("miniwatchd.Run: %v", o.errs[0])
+		return o, o.errs[0]
 	}
-	s := &Server{t: t, cfg: o.cfg, user: o.user}
-	if err := s.startLocked(nil); err != nil {
-		t.Fatalf("miniwatchd.Run: %v", err)
-	}
-	t.Cleanup(s.Close)
-	return s
+	return o, nil
 }
 
 // startLocked starts the server on s.port (0 at first), setup running
@@ -164,6 +177,13 @@ func (s *Server) startLocked(setup func(*server.Server)) error {
 	if err != nil {
 		return err
 	}
+	return s.attachLocked(srv)
+}
+
+// attachLocked makes srv, started and serving, the server of s: the
+// typed methods' client, the database Select chose, the User option's
+// user. It closes srv when the user cannot be created.
+func (s *Server) attachLocked(srv *server.Server) error {
 	s.srv = srv
 	s.port = srv.Addr().(*net.TCPAddr).Port
 	s.local = srv.NewLocalClient("miniwatchd")
@@ -230,6 +250,9 @@ func (s *Server) Restart() {
 	frozen, now := clk.Frozen(), clk.Now()
 	s.srv.Close()
 	err := s.startLocked(func(n *server.Server) {
+		if s.cfg.Clock != nil { // a cluster's shared clock, still running
+			return
+		}
 		if frozen {
 			n.Clock().Freeze()
 		}

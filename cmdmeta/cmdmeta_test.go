@@ -133,7 +133,7 @@ func TestCommandFields(t *testing.T) {
 			t.Errorf("%s: not found", tc.full)
 			continue
 		}
-		got := []any{c.Arity, c.Flags, c.FirstKey, c.LastKey, c.Step, c.ACLCategories, c.Group, c.Since, c.Added}
+		got := []any{c.Arity, c.Flags, c.FirstKey, c.LastKey, c.Step, c.ACLCategories, c.Group(), c.Since(), c.Added}
 		want := []any{tc.arity, tc.flags, tc.first, tc.last, tc.step, tc.acl, tc.group, tc.since, tc.added}
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: got %v, want %v", tc.full, got, want)
@@ -316,5 +316,42 @@ func BenchmarkLookupBytes(b *testing.B) {
 		if LookupBytes(name) == nil {
 			b.Fatal("not found")
 		}
+	}
+}
+
+// Info and docs are decoded on first use, not by Load: every command's and
+// subcommand's decode, the info element naming the command, and each has
+// its group and summary (what a decode failure would panic on at run time
+// is checked here).
+func TestEveryCommandDecodesInfoAndDocs(t *testing.T) {
+	var check func(c *Command)
+	check = func(c *Command) {
+		if in := c.Info(); in == nil || in.Kind != resp.Array || len(in.Elems) != 10 || in.Elems[0].Str != c.FullName || in.Elems[1].Int != int64(c.Arity) {
+			t.Errorf("%s: info %v", c.FullName, in)
+		}
+		if d := c.Docs(); d == nil || d.Kind != resp.Map {
+			t.Errorf("%s: docs %v", c.FullName, d)
+		}
+		if c.Group() == "" || c.Summary() == "" || c.Since() == "" {
+			t.Errorf("%s: group %q, summary %q, since %q", c.FullName, c.Group(), c.Summary(), c.Since())
+		}
+		for _, s := range c.Subcommands {
+			check(s)
+		}
+	}
+	for _, c := range All() {
+		check(c)
+	}
+	if got := Lookup("client").Sub("setinfo").Since(); got != "7.2.0" {
+		t.Errorf("CLIENT SETINFO (an addition) since %q, want 7.2.0", got)
+	}
+	if tab := load(`{"commands":[{"name":"x","info":["*","$x",1,["~"],0,0,0,["~"],["~"],["~"],["~"]],"docs":["%",`+"\"$summary\""+`]}]}`, `{"commands":[]}`); tab.err != nil {
+		t.Fatalf("load of docs decoded later: %v", tab.err)
+	} else if func() (panicked bool) {
+		defer func() { panicked = recover() != nil }()
+		tab.all[0].Docs()
+		return false
+	}() == false {
+		t.Error("broken docs (an odd map) decoded without a panic")
 	}
 }

@@ -1,6 +1,8 @@
 package cmdmeta
 
 import (
+	"sync"
+
 	"github.com/miniwatchd/miniwatchd/cmdmeta/internal/resp"
 )
 
@@ -36,18 +38,18 @@ type Command struct {
 	// Parent is the container of a subcommand, nil for a top-level command.
 	Parent *Command
 
-	// From COMMAND DOCS.
-	Summary, Since, Group, Complexity string
-	DocFlags                          []string // "deprecated", "syscmd"
-	DeprecatedSince, ReplacedBy       string
-
 	// Added is true for metadata that Redis 7.0.15 does not have and that
 	// was added by hand from a later Redis (Since tells which).
 	Added bool
 
-	// Info is the COMMAND INFO element (a 10-element array) and Docs the
-	// value of the COMMAND DOCS entry (a map), exactly as Redis replies.
-	Info, Docs *Node
+	// The COMMAND INFO element (Info) and COMMAND DOCS part (docs),
+	// decoded on first use: a top-level command keeps their JSON text
+	// until then, and its infoOnce and docsOnce guard info and d of it
+	// and of its subcommands.
+	infoJSON, docsJSON string
+	infoOnce, docsOnce sync.Once
+	info               *Node
+	d                  *cmdDocs
 
 	flagMask    uint64
 	subByName   map[string]*Command
@@ -55,6 +57,33 @@ type Command struct {
 	hasVarFlags bool // a key spec with variable_flags
 	getKeys     getKeysFunc
 }
+
+// cmdDocs is a command's COMMAND DOCS value and the fields read from it.
+type cmdDocs struct {
+	tree                              *Node
+	summary, since, group, complexity string
+	deprecatedSince, replacedBy       string
+	flags                             []string
+}
+
+// Docs returns the value of the command's COMMAND DOCS entry (a map),
+// exactly as Redis replies.
+func (c *Command) Docs() *Node { return c.docs().tree }
+
+// Summary, Since, Group and Complexity are the COMMAND DOCS fields of
+// those names ("" when absent).
+func (c *Command) Summary() string    { return c.docs().summary }
+func (c *Command) Since() string      { return c.docs().since }
+func (c *Command) Group() string      { return c.docs().group }
+func (c *Command) Complexity() string { return c.docs().complexity }
+
+// DeprecatedSince and ReplacedBy are the COMMAND DOCS fields
+// deprecated_since and replaced_by ("" when absent).
+func (c *Command) DeprecatedSince() string { return c.docs().deprecatedSince }
+func (c *Command) ReplacedBy() string      { return c.docs().replacedBy }
+
+// DocFlags are the COMMAND DOCS doc_flags: "deprecated", "syscmd".
+func (c *Command) DocFlags() []string { return c.docs().flags }
 
 // KeySpec is one key specification.
 type KeySpec struct {

@@ -85,10 +85,49 @@ func LookupFullName(full string) *Command {
 // do not modify it.
 func All() []*Command { return get().all }
 
-// entryNodes are the recorded trees of one top-level command.
+// entryNodes are the recorded trees of one top-level command, kept as
+// their JSON text until a merge needs the trees (parsed).
 type entryNodes struct {
-	name       string
-	info, docs resp.Node
+	name               string
+	infoJSON, docsJSON string
+	info, docs         resp.Node
+	parsed             bool
+}
+
+// parse decodes e's info and docs into trees of their own, once.
+func (e *entryNodes) parse() error {
+	if e.parsed {
+		return nil
+	}
+	info, err := decodeInfo(resp.NewDecoder(e.infoJSON))
+	if err != nil {
+		return err
+	}
+	docs, err := decodeNode(resp.NewDecoder(e.docsJSON))
+	if err != nil {
+		return err
+	}
+	e.info, e.docs, e.parsed = info, docs, true
+	return nil
+}
+
+// decodeNode decodes the one Node of d's text.
+func decodeNode(d *resp.Decoder) (resp.Node, error) {
+	n, err := d.Node()
+	if err == nil {
+		err = d.End()
+	}
+	return n, err
+}
+
+// decodeInfo decodes a COMMAND INFO element: a 10-element array whose
+// first element is the name.
+func decodeInfo(d *resp.Decoder) (resp.Node, error) {
+	n, err := decodeNode(d)
+	if err == nil && (n.Kind != resp.Array || len(n.Elems) != 10 || n.Elems[0].Kind != resp.BulkString) {
+		err = fmt.Errorf("info is not a 10-element array")
+	}
+	return n, err
 }
 
 func load(data, additions string) table {
@@ -106,6 +145,9 @@ func load(data, additions string) table {
 		byName[entries[i].name] = &entries[i]
 	}
 	for _, a := range added {
+		if err := a.parse(); err != nil {
+			return table{err: fmt.Errorf("cmdmeta: addition to %q: %w", a.name, err)}
+		}
 		full := a.info.Elems[0].Str
 		addedNames[full] = true
 		if a.name == "" { // a new top-level command
@@ -116,14 +158,39 @@ func load(data, additions string) table {
 		if parent == nil {
 			return table{err: fmt.Errorf("cmdmeta: addition %q: no container %q", full, a.name)}
 		}
-		if err := mergeSub(parent, a); err != nil {
+		err := parent.parse()
+		if err == nil {
+			err = mergeSub(parent, a)
+		}
+		if err != nil {
 			return table{err: fmt.Errorf("cmdmeta: addition %q: %w", full, err)}
 		}
 	}
 	t := table{byName: make(map[string]*Command, len(entries))}
+	// The info of a command not merged with an addition is decoded into
+	// scratch memory, reused from one command to the next: build keeps
+	// no Node, and Command.Info decodes the text again when asked.
+	scratch := resp.NewDecoder("")
 	for i := range entries {
 		e := &entries[i]
-		c, err := build(&e.info, &e.docs, nil, addedNames)
+		var c *Command
+		info := &e.info
+		if !e.parsed {
+			scratch.Recycle(e.infoJSON)
+			n, err := decodeInfo(scratch)
+			if err != nil {
+				return table{err: fmt.Errorf("cmdmeta: command %q: %w", e.name, err)}
+			}
+			info = &n
+		}
+		c, err := build(info, nil, addedNames)
+		if err == nil {
+			c.infoJSON, c.docsJSON = e.infoJSON, e.docsJSON
+			if e.parsed {
+				c.setInfo(&e.info)
+				err = c.setDocs(&e.docs)
+			}
+		}
 		if err != nil {
 			return table{err: fmt.Errorf("cmdmeta: command %q: %w", e.name, err)}
 		}
@@ -141,7 +208,7 @@ func decodeCommands(data, nameKey string) ([]entryNodes, error) {
 	if nameKey == "" {
 		nameKey = "name"
 	}
-	var out []entryNodes
+	out := make([]entryNodes, 0, len(data)/1000+1) // Redis 7.0.15's: 240 entries in 250 kB
 	d := resp.NewDecoder(data)
 	err := d.Object(func(key string) error {
 		if key != "commands" {
@@ -155,9 +222,9 @@ func decodeCommands(data, nameKey string) ([]entryNodes, error) {
 				case nameKey:
 					e.name, err = d.String()
 				case "info":
-					e.info, err = d.Node()
+					e.infoJSON, err = d.Raw()
 				case "docs":
-					e.docs, err = d.Node()
+					e.docsJSON, err = d.Raw()
 				default:
 					err = d.Skip()
 				}
@@ -166,10 +233,10 @@ func decodeCommands(data, nameKey string) ([]entryNodes, error) {
 			if err != nil {
 				return err
 			}
-			if e.info.Kind != resp.Array || len(e.info.Elems) != 10 || e.info.Elems[0].Kind != resp.BulkString {
+			if !strings.HasPrefix(e.infoJSON, `["*"`) {
 				return fmt.Errorf("entry %q: info is not a 10-element array", e.name)
 			}
-			if e.docs.Kind != resp.Map {
+			if !strings.HasPrefix(e.docsJSON, `["%"`) {
 				return fmt.Errorf("entry %q: docs is not a map", e.name)
 			}
 			out = append(out, e)
@@ -209,8 +276,9 @@ func mergeSub(parent *entryNodes, sub entryNodes) error {
 	return nil
 }
 
-// build makes the Command for an info element and its docs.
-func build(info, docs *resp.Node, parent *Command, added map[string]bool) (*Command, error) {
+// build makes the Command for an info element; its docs come later
+// (Command.docs).
+func build(info *resp.Node, parent *Command, added map[string]bool) (*Command, error) {
 	e := info.Elems
 	if info.Kind != resp.Array || len(e) != 10 {
 		return nil, fmt.Errorf("info is not a 10-element array")
@@ -230,8 +298,6 @@ func build(info, docs *resp.Node, parent *Command, added map[string]bool) (*Comm
 		Tips:          e[7].Strings(),
 		Parent:        parent,
 		Added:         added[e[0].Str],
-		Info:          info,
-		Docs:          docs,
 		getKeys:       getKeysProcs[e[0].Str],
 		ACLCategories: make([]string, 0, len(e[6].Elems)),
 	}
@@ -266,28 +332,15 @@ func build(info, docs *resp.Node, parent *Command, added map[string]bool) (*Comm
 		}
 		c.KeySpecs = append(c.KeySpecs, ks)
 	}
-	c.Summary = docString(docs, "summary")
-	c.Since = docString(docs, "since")
-	c.Group = docString(docs, "group")
-	c.Complexity = docString(docs, "complexity")
-	c.DeprecatedSince = docString(docs, "deprecated_since")
-	c.ReplacedBy = docString(docs, "replaced_by")
-	c.DocFlags = docs.Get("doc_flags").Strings()
-
 	subs := &e[9]
 	if len(subs.Elems) > 0 {
-		subDocs := docs.Get("subcommands")
 		c.subByName = make(map[string]*Command, len(subs.Elems))
 		for i := range subs.Elems {
 			si := &subs.Elems[i]
 			if si.Kind != resp.Array || len(si.Elems) != 10 {
 				return nil, fmt.Errorf("subcommand %d is not a 10-element array", i)
 			}
-			sd := subDocs.Get(si.Elems[0].Str)
-			if sd == nil {
-				return nil, fmt.Errorf("no docs for subcommand %q", si.Elems[0].Str)
-			}
-			s, err := build(si, sd, c, added)
+			s, err := build(si, c, added)
 			if err != nil {
 				return nil, fmt.Errorf("subcommand %q: %w", si.Elems[0].Str, err)
 			}
@@ -296,6 +349,97 @@ func build(info, docs *resp.Node, parent *Command, added map[string]bool) (*Comm
 		}
 	}
 	return c, nil
+}
+
+// setDocs gives c and its subcommands their docs from the tree of c's
+// COMMAND DOCS value.
+func (c *Command) setDocs(docs *resp.Node) error {
+	if docs.Kind != resp.Map {
+		return fmt.Errorf("docs is not a map")
+	}
+	c.d = &cmdDocs{
+		tree:            docs,
+		summary:         docString(docs, "summary"),
+		since:           docString(docs, "since"),
+		group:           docString(docs, "group"),
+		complexity:      docString(docs, "complexity"),
+		deprecatedSince: docString(docs, "deprecated_since"),
+		replacedBy:      docString(docs, "replaced_by"),
+		flags:           docs.Get("doc_flags").Strings(),
+	}
+	if len(c.Subcommands) == 0 {
+		return nil
+	}
+	subDocs := docs.Get("subcommands")
+	for _, s := range c.Subcommands {
+		sd := subDocs.Get(s.FullName)
+		if sd == nil {
+			return fmt.Errorf("no docs for subcommand %q", s.FullName)
+		}
+		if err := s.setDocs(sd); err != nil {
+			return fmt.Errorf("subcommand %q: %w", s.FullName, err)
+		}
+	}
+	return nil
+}
+
+// setInfo points c and its subcommands at their COMMAND INFO elements in
+// the tree of c's.
+func (c *Command) setInfo(info *resp.Node) {
+	c.info = info
+	for i, s := range c.Subcommands {
+		s.setInfo(&info.Elems[9].Elems[i])
+	}
+}
+
+// Info returns the command's COMMAND INFO element (a 10-element array),
+// exactly as Redis replies; the tree of a top-level command and its
+// subcommands is decoded on first use. The data decoded once at Load, so
+// a failure here is a broken build and panics.
+func (c *Command) Info() *Node {
+	top := c
+	if c.Parent != nil {
+		top = c.Parent
+	}
+	top.infoOnce.Do(func() {
+		if top.info != nil { // set at load (a merged addition)
+			return
+		}
+		n, err := decodeInfo(resp.NewDecoder(top.infoJSON))
+		if err != nil {
+			panic(fmt.Sprintf("cmdmeta: info of %q: %v", top.FullName, err))
+		}
+		top.setInfo(&n)
+	})
+	return c.info
+}
+
+// docs returns c's docs, decoding those of its top-level command on first
+// use (the docs are most of the data and a server starts without them).
+// The embedded data is checked by the tests (TestEveryCommandHasDocs): a
+// failure here is a broken build and panics.
+func (c *Command) docs() *cmdDocs {
+	top := c
+	if c.Parent != nil {
+		top = c.Parent
+	}
+	top.docsOnce.Do(func() {
+		if top.d != nil { // set at load (a merged addition)
+			return
+		}
+		d := resp.NewDecoder(top.docsJSON)
+		n, err := d.Node()
+		if err == nil {
+			err = d.End()
+		}
+		if err == nil {
+			err = top.setDocs(&n)
+		}
+		if err != nil {
+			panic(fmt.Sprintf("cmdmeta: docs of %q: %v", top.FullName, err))
+		}
+	})
+	return c.d
 }
 
 func docString(docs *resp.Node, key string) string {

@@ -16,7 +16,7 @@ func (c *Command) WriteInfo(w *protocol.Writer) { c.WriteInfoFiltered(w, nil) }
 // filtered out still writes an empty subcommand array, as Redis does for an
 // empty subcommand table.
 func (c *Command) WriteInfoFiltered(w *protocol.Writer, keep func(*Command) bool) {
-	e := c.Info.Elems
+	e := c.Info().Elems
 	w.Array(len(e))
 	for i := 0; i < 9; i++ {
 		resp.Write(w, &e[i])
@@ -48,10 +48,10 @@ func (c *Command) WriteDocs(w *protocol.Writer) { c.WriteDocsFiltered(w, nil) }
 // keep returns true (all of them when keep is nil).
 func (c *Command) WriteDocsFiltered(w *protocol.Writer, keep func(*Command) bool) {
 	if keep == nil || len(c.Subcommands) == 0 {
-		resp.Write(w, c.Docs)
+		resp.Write(w, c.Docs())
 		return
 	}
-	e := c.Docs.Elems
+	e := c.Docs().Elems
 	w.Map(len(e) / 2)
 	for i := 0; i+1 < len(e); i += 2 {
 		resp.Write(w, &e[i])

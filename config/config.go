@@ -5,6 +5,8 @@ import (
 	"maps"
 	"slices"
 	"time"
+
+	"github.com/miniwatchd/miniwatchd/expire"
 )
 
 // RedisVersion is the Redis release whose parameter table, parsing rules
@@ -34,6 +36,10 @@ type Config struct {
 	// tests drive the clock and the expiry cycle.
 	EnableDebugCommand string
 	Logger             *slog.Logger
+	// Clock, when not nil, is the server's clock (not a Redis parameter):
+	// servers given the same Clock read and move one time (the nodes of an
+	// embedded emulated cluster share one). nil: a clock of its own.
+	Clock *expire.Clock
 	// BusyPoll is how long the event loop polls its sockets before it
 	// sleeps, while requests arrive back to back (not a Redis parameter:
 	// the MINIWATCHD_BUSY_POLL environment variable sets it for

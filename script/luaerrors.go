@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	lua "github.com/yuin/gopher-lua"
 )
@@ -19,10 +20,12 @@ import (
 // frame tells more: the words without the name.
 
 var (
-	reBadArg    = regexp.MustCompile(`bad argument #(\d+) to ([^' (]+) \(`)
-	reArith     = regexp.MustCompile(`cannot perform (?:add|sub|mul|div|mod|pow|unm) operation between (\w+) and (\w+)`)
-	reIndex     = regexp.MustCompile(`(?s)attempt to index a non-table object\((\w+)\) with key '.*'`)
-	reCompare   = regexp.MustCompile(`attempt to compare (\w+) with (\w+)`)
+	// The regexps are compiled on first use (an error text to rewrite),
+	// not while the process starts.
+	reBadArg    = lazyRegexp(`bad argument #(\d+) to ([^' (]+) \(`)
+	reArith     = lazyRegexp(`cannot perform (?:add|sub|mul|div|mod|pow|unm) operation between (\w+) and (\w+)`)
+	reIndex     = lazyRegexp(`(?s)attempt to index a non-table object\((\w+)\) with key '.*'`)
+	reCompare   = lazyRegexp(`attempt to compare (\w+) with (\w+)`)
 	luaRewrites = strings.NewReplacer(
 		"attempt to call a non-function object", "attempt to call a nil value",
 		"__len undefined", "attempt to get length of a nil value",
@@ -40,18 +43,18 @@ func luaMessage(s string) string {
 		!strings.Contains(s, "undefined") && !strings.Contains(s, "overflow") && !strings.Contains(s, "for statement") {
 		return s
 	}
-	s = reBadArg.ReplaceAllString(s, "bad argument #$1 to '$2' (")
-	s = reArith.ReplaceAllStringFunc(s, func(m string) string {
-		g := reArith.FindStringSubmatch(m)
+	s = reBadArg().ReplaceAllString(s, "bad argument #$1 to '$2' (")
+	s = reArith().ReplaceAllStringFunc(s, func(m string) string {
+		g := reArith().FindStringSubmatch(m)
 		bad := g[1]
 		if g[1] == "number" {
 			bad = g[2]
 		}
 		return "attempt to perform arithmetic on a " + bad + " value"
 	})
-	s = reIndex.ReplaceAllString(s, "attempt to index a $1 value")
-	s = reCompare.ReplaceAllStringFunc(s, func(m string) string {
-		g := reCompare.FindStringSubmatch(m)
+	s = reIndex().ReplaceAllString(s, "attempt to index a $1 value")
+	s = reCompare().ReplaceAllStringFunc(s, func(m string) string {
+		g := reCompare().FindStringSubmatch(m)
 		return orderErrorText(g[1], g[2])
 	})
 	return luaRewrites.Replace(s)
@@ -84,7 +87,7 @@ func runtimeErrorText(L *lua.LState, level int, msg string) string {
 			return luaMessage(body)
 		}
 	}
-	if g := reGotNil.FindStringSubmatchIndex(text); g != nil {
+	if g := reGotNil().FindStringSubmatchIndex(text); g != nil {
 		// gopher-lua's own builtins say "got nil" for a missing argument
 		// where luaL_typerror says "got no value".
 		if n, err := strconv.Atoi(text[g[2]:g[3]]); err == nil && n > goFrameArgs(L, level, msg) {
@@ -119,8 +122,14 @@ func goFramePrefix(L *lua.LState, level int) (string, bool) {
 	return "", false
 }
 
+// lazyRegexp returns a function that compiles expr on its first call
+// and returns the same Regexp from then on.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
+
 // reGotNil matches luaL_typerror's text for a nil argument.
-var reGotNil = regexp.MustCompile(`bad argument #(\d+) to '[^']*' \([^()]* expected, got (nil\))$`)
+var reGotNil = lazyRegexp(`bad argument #(\d+) to '[^']*' \([^()]* expected, got (nil\))$`)
 
 // goFrameArgs counts the arguments the Go function at level was called
 // with, from the values of its frame: raiseError pushed msg last. It
@@ -238,7 +247,7 @@ func (f *errFrame) typeError(body string) (string, bool) {
 		return "attempt to call " + f.describe(r, v.Type().String()), true
 
 	case strings.HasPrefix(body, "attempt to index a non-table object("):
-		g := reIndex.FindStringSubmatch(body)
+		g := reIndex().FindStringSubmatch(body)
 		if g == nil || g[0] != body {
 			return "", false
 		}
@@ -259,7 +268,7 @@ func (f *errFrame) typeError(body string) (string, bool) {
 		return "attempt to index " + f.describe(r, g[1]), true
 
 	case strings.HasPrefix(body, "cannot perform "):
-		if op < lua.OP_ADD || op > lua.OP_POW || reArith.FindString(body) != body {
+		if op < lua.OP_ADD || op > lua.OP_POW || reArith().FindString(body) != body {
 			return "", false
 		}
 		// luaG_aritherror: the first operand unless it converts to a
@@ -291,7 +300,7 @@ func (f *errFrame) typeError(body string) (string, bool) {
 		return "attempt to " + what + f.describe(r, v.Type().String()), true
 
 	case strings.HasPrefix(body, "attempt to compare "):
-		g := reCompare.FindStringSubmatch(body)
+		g := reCompare().FindStringSubmatch(body)
 		if g == nil || g[0] != body {
 			return "", false
 		}

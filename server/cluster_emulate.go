@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/miniwatchd/miniwatchd/cluster"
 )
@@ -19,7 +21,8 @@ import (
 // reads its own file, so slot changes (SETSLOT ... NODE sent to every
 // master, as redis-cli --cluster reshard does) survive a restart. There is
 // no cluster bus: a change sent to one node only is not gossiped to the
-// others. Keys move between nodes with MIGRATE, which talks to the target
+// others. Each node has its own RDB and AOF files too (dump-<port>.rdb,
+// appendonly-<port>.aof in the shared dir). Keys move between nodes with MIGRATE, which talks to the target
 // node over TCP like any client (RESTORE-ASKING on the importing side).
 
 // EmulatedClusterConfigs returns the configurations of the nodes cfg's
@@ -47,6 +50,10 @@ func EmulatedClusterConfigs(cfg Config) ([]Config, error) {
 		c.Port = cfg.Port + i
 		c.Params["cluster-enabled"] = "yes"
 		c.Params["cluster-config-file"] = "nodes-" + strconv.Itoa(c.Port) + ".conf"
+		// Each node its own RDB and AOF files, as utils/create-cluster
+		// names them (dump-<port>.rdb, appendonly-<port>.aof).
+		c.Params["dbfilename"] = withPort(cfg.ParamOr("dbfilename", "dump.rdb"), c.Port)
+		c.AppendFilename = withPort(cfg.AppendFilename, c.Port)
 		paths[i] = c.Resolve(c.Params["cluster-config-file"])
 		if fi, err := os.Stat(paths[i]); err == nil && fi.Size() > 0 {
 			existing++
@@ -71,6 +78,13 @@ func EmulatedClusterConfigs(cfg Config) ([]Config, error) {
 		}
 	}
 	return cfgs, nil
+}
+
+// withPort inserts "-<port>" before the extension of a file name:
+// dump.rdb becomes dump-7000.rdb.
+func withPort(name string, port int) string {
+	ext := filepath.Ext(name)
+	return strings.TrimSuffix(name, ext) + "-" + strconv.Itoa(port) + ext
 }
 
 // emulatedState is node me's view of an emulated cluster of len(ids)

@@ -187,9 +187,9 @@ func fuzzCommands() []fuzzCommand {
 				continue
 			}
 			fc := fuzzCommand{words: strings.Split(c.name, "|"), arity: c.arity}
-			if c.meta != nil && c.meta.Docs != nil {
+			if c.meta != nil && c.meta.Docs() != nil {
 				seen := map[string]bool{}
-				collectTokens(c.meta.Docs, seen)
+				collectTokens(c.meta.Docs(), seen)
 				for tok := range seen {
 					fc.tokens = append(fc.tokens, tok)
 				}

@@ -22,7 +22,7 @@ func Commands() ([]CommandDoc, error) {
 		if cmd.proc == nil {
 			continue // a container: its subcommands are listed
 		}
-		out = append(out, CommandDoc{Name: cmd.name, Group: cmd.meta.Group, Summary: cmd.meta.Summary, Write: cmd.has(flagWrite)})
+		out = append(out, CommandDoc{Name: cmd.name, Group: cmd.meta.Group(), Summary: cmd.meta.Summary(), Write: cmd.has(flagWrite)})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil

@@ -96,7 +96,7 @@ func newServer(cfg Config, prepare func(s *Server)) (*Server, error) {
 	if cfg.Databases <= 0 {
 		return nil, errors.New("databases must be at least 1")
 	}
-	table, err := buildTable(commandFamilies)
+	table, err := serverTable()
 	if err != nil {
 		return nil, err
 	}
@@ -104,10 +104,14 @@ func newServer(cfg Config, prepare func(s *Server)) (*Server, error) {
 	if log == nil {
 		log = slog.Default()
 	}
+	clock := cfg.Clock
+	if clock == nil {
+		clock = expire.NewClock()
+	}
 	s := &Server{
 		cfg:          cfg,
 		ks:           db.NewKeyspace(cfg.Databases),
-		clock:        expire.NewClock(),
+		clock:        clock,
 		table:        table,
 		log:          log,
 		clients:      make(map[int64]*client),

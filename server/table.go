@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/miniwatchd/miniwatchd/cmdmeta"
@@ -138,6 +139,52 @@ func buildTable(families [][]commandDef) (*commandTable, error) {
 		}
 	}
 	return t, nil
+}
+
+// tableTemplate is the table of commandFamilies, built and checked once
+// per process by serverTable.
+var tableTemplate struct {
+	once sync.Once
+	t    *commandTable
+	err  error
+}
+
+// serverTable returns a new server's command table: a copy of the table
+// of commandFamilies, which is built and checked once per process (each
+// server needs its own rows for their commandstats counters).
+func serverTable() (*commandTable, error) {
+	tableTemplate.once.Do(func() { tableTemplate.t, tableTemplate.err = buildTable(commandFamilies) })
+	if tableTemplate.err != nil {
+		return nil, tableTemplate.err
+	}
+	return tableTemplate.t.clone(), nil
+}
+
+// clone returns a copy of t with fresh counters: the rows, subcommands
+// included, in one allocation.
+func (t *commandTable) clone() *commandTable {
+	n := len(t.cmds)
+	for _, c := range t.cmds {
+		n += len(c.subs)
+	}
+	rows := make([]command, 0, n) // never grows: the pointers below stay valid
+	row := func(c, parent *command) *command {
+		rows = append(rows, command{name: c.name, arity: c.arity, flags: c.flags, meta: c.meta,
+			proc: c.proc, parent: parent, watchCause: c.watchCause, keyed: c.keyed})
+		return &rows[len(rows)-1]
+	}
+	out := &commandTable{cmds: make(map[string]*command, len(t.cmds))}
+	for name, c := range t.cmds {
+		cc := row(c, nil)
+		if c.subs != nil {
+			cc.subs = make(map[string]*command, len(c.subs))
+			for sub, s := range c.subs {
+				cc.subs[sub] = row(s, cc)
+			}
+		}
+		out.cmds[name] = cc
+	}
+	return out
 }
 
 func newCommand(meta *cmdmeta.Command, parent *command) *command {

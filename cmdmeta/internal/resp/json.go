@@ -89,6 +89,40 @@ type Decoder struct {
 	// stack collects the children of the aggregates being decoded; each
 	// aggregate then gets an exactly sized copy of its own.
 	stack []Node
+	// arena is where the exactly sized copies come from: a few large
+	// allocations (chunks) instead of one per aggregate.
+	arena  []Node
+	chunks [][]Node // every chunk allocated, whole, for Recycle
+	next   int      // the chunk after the one arena is in
+}
+
+// Recycle makes the decoder read s from its start, the nodes it decodes
+// taking the memory of those it decoded so far: the caller must not use
+// any Node (or Elems) it got from this decoder before. Strings stay valid.
+func (d *Decoder) Recycle(s string) {
+	for _, c := range d.chunks[:d.next] {
+		clear(c)
+	}
+	d.s, d.pos, d.arena, d.next = s, 0, nil, 0
+}
+
+// alloc returns n Nodes from the arena, with capacity n so that an append
+// to them copies instead of overwriting the next aggregate's.
+func (d *Decoder) alloc(n int) []Node {
+	if n > len(d.arena) {
+		if d.next < len(d.chunks) && len(d.chunks[d.next]) >= n {
+			d.arena = d.chunks[d.next]
+		} else {
+			// A chunk sized for the text (about one Node per 16 bytes
+			// of JSON), between 16 and 1024 Nodes.
+			d.arena = make([]Node, max(min(max(len(d.s)/16, 16), 1024), n))
+			d.chunks = append(d.chunks[:d.next], d.arena)
+		}
+		d.next++
+	}
+	s := d.arena[:n:n]
+	d.arena = d.arena[n:]
+	return s
 }
 
 // NewDecoder returns a Decoder over s.
@@ -212,6 +246,16 @@ func (d *Decoder) Skip() error {
 		}
 		return nil
 	}
+}
+
+// Raw reads one JSON value and returns its text, for a later decoder.
+func (d *Decoder) Raw() (string, error) {
+	d.ws()
+	start := d.pos
+	if err := d.Skip(); err != nil {
+		return "", err
+	}
+	return d.s[start:d.pos], nil
 }
 
 func isDelim(c byte) bool {
@@ -368,7 +412,8 @@ func (d *Decoder) node(depth int) (Node, error) {
 			d.stack = append(d.stack, e)
 		}
 		if len(d.stack) > base {
-			n.Elems = append([]Node(nil), d.stack[base:]...)
+			n.Elems = d.alloc(len(d.stack) - base)
+			copy(n.Elems, d.stack[base:])
 			clear(d.stack[base:])
 			d.stack = d.stack[:base]
 		}

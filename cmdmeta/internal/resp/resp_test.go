@@ -139,3 +139,39 @@ func TestNodeGet(t *testing.T) {
 		t.Error("Get found a missing key")
 	}
 }
+
+// A recycled decoder decodes text after text into the memory of the
+// previous trees, each tree whole; a tree's Elems never reach into the
+// next aggregate's (capacity = length).
+func TestDecoderRecycle(t *testing.T) {
+	b, err := AppendJSON(nil, &sample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := NewDecoder("")
+	var first *Node
+	for i := 0; i < 3; i++ {
+		d.Recycle(string(b))
+		got, err := d.Node()
+		if err != nil || d.End() != nil {
+			t.Fatalf("round %d: %v", i, err)
+		}
+		if !Equal(&got, &sample) {
+			t.Fatalf("round %d: the tree differs", i)
+		}
+		for _, e := range got.Elems {
+			if cap(e.Elems) != len(e.Elems) {
+				t.Fatalf("round %d: Elems of capacity %d, length %d", i, cap(e.Elems), len(e.Elems))
+			}
+		}
+		if i == 0 {
+			first = &got.Elems[0]
+		} else if &got.Elems[0] != first {
+			t.Errorf("round %d: the tree is not in the recycled memory", i)
+		}
+	}
+	d.Recycle(`["*","$short"]`)
+	if n, err := d.Node(); err != nil || len(n.Elems) != 1 || n.Elems[0].Str != "short" {
+		t.Fatalf("a shorter text after recycling: %v, %v", n, err)
+	}
+}
