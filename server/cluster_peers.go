@@ -1,0 +1,733 @@
+package server
+
+import (
+	"math/rand"
+	"net"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/miniwatchd/miniwatchd/cluster"
+)
+
+// The in-process cluster bus: the cluster nodes of one process (an
+// emulated cluster, or servers a test starts) gossip to each other as
+// Redis's cluster bus would (cluster.c clusterProcessPacket), by passing
+// messages instead of packets. There is no bus with nodes in other
+// processes.
+//
+// Every cluster-enabled server registers under its cluster bus address
+// (cluster-port, or port+10000, on its bind addresses) once it has a
+// port (clusterCronLocked). A node sends:
+//
+//   - MEET after CLUSTER MEET to an address of the bus; the receiver learns
+//     the sender and answers PONG, which completes the sender's handshake
+//     (the node added under a random ID is renamed, loses "handshake").
+//   - PING from clusterBroadcast, to every other known node, after a change
+//     of what it claims (its slots, config epoch and role) or of the nodes
+//     it knows, and once a second to one random node (clusterCron's ping);
+//     every PING is answered with a PONG.
+//   - UPDATE to a node that claims slots whose owner has a greater config
+//     epoch (clusterSendUpdate).
+//
+// Every message carries the sender's claims and its list of known nodes
+// (the gossip section). The receiver applies Redis's rules: the current
+// epoch and the sender's config epoch only grow, claimed slots go to the
+// sender when it has a greater config epoch than their owner
+// (clusterUpdateSlotsConfigWith), two masters with the same config epoch
+// are told apart by clusterHandleConfigEpochCollision, and nodes of the
+// gossip section that are not known, not blacklisted by CLUSTER FORGET
+// (for 60 seconds) and gossiped by a known node are added. A MEET to an
+// address with no node of the bus leaves the node in the handshake state
+// until cluster-node-timeout (at least a second) passes, as Redis drops a
+// handshake that never completes.
+//
+// Locking: a message is a snapshot taken under the sender's engine lock;
+// delivery appends it to the receiver's inbox (its own small mutex), and
+// the receiver's bus goroutine applies it under the receiver's engine lock
+// alone. No goroutine holds two servers' engine locks at once. Lock order:
+// engine lock, then peerBus.mu or an inbox's mu (both leaves).
+
+// peerBus is the process's registry of cluster nodes, by bus port.
+var peerBus = struct {
+	mu    sync.Mutex
+	nodes map[int][]busEntry
+}{nodes: map[int][]busEntry{}}
+
+// busEntry is a registered node: its server and bind addresses.
+type busEntry struct {
+	s     *Server
+	binds []string
+}
+
+// clusterBus is a server's part of the bus. The fields are guarded by the
+// engine lock, except inbox (its own mutex).
+type clusterBus struct {
+	port      int                          // the bus port registered, 0 for none
+	started   bool                         // the bus goroutine runs
+	inbox     busInbox                     //
+	shakes    map[*cluster.Node]*handshake // nodes in the handshake state
+	blacklist map[string]int64             // FORGET: node ID -> end, unix seconds
+	nextPing  time.Time                    // clusterCron's ping of a random node
+}
+
+// handshake is a node met with CLUSTER MEET (createClusterNode with
+// CLUSTER_NODE_HANDSHAKE|CLUSTER_NODE_MEET).
+type handshake struct {
+	ctime int64 // unix ms
+	met   bool  // MEET delivered to a node of the bus
+}
+
+// busInbox is a node's queue of received messages, applied in order.
+type busInbox struct {
+	mu   sync.Mutex
+	q    []*busMessage
+	wake chan struct{} // one token: the queue is not empty
+}
+
+type busKind uint8
+
+const (
+	busMeet busKind = iota
+	busPing
+	busPong
+	busUpdate
+)
+
+// busNode is a node as a message describes it (a gossip entry).
+type busNode struct {
+	ID       string
+	IP       string
+	Port     int
+	CPort    int
+	Hostname string
+	Flags    cluster.NodeFlags
+}
+
+// busMessage is one message (clusterMsg): the sender's claims and gossip.
+type busMessage struct {
+	kind busKind
+	src  *Server // where replies go (never locked by the receiver)
+	from busNode // the sender's myself
+	// ip is the sender's address as the receiver records it: its announced
+	// IP, or the IP it reached the receiver at (a node of this process).
+	ip           string
+	masterID     string // the sender's master, "" for a master
+	currentEpoch uint64
+	configEpoch  uint64 // of the sender, or of its master for a replica
+	slots        slotBitmap
+	gossip       []busNode
+	meetIP       string // MEET: the receiver's address the sender used
+	shakeID      string // MEET and its PONG: the sender's handshake node
+	// UPDATE: the node whose claims these are.
+	updateID    string
+	updateEpoch uint64
+}
+
+// slotBitmap is a set of slots (clusterMsg's myslots).
+type slotBitmap [cluster.Slots / 64]uint64
+
+func (b *slotBitmap) set(j int)      { b[j/64] |= 1 << (j % 64) }
+func (b *slotBitmap) has(j int) bool { return b[j/64]&(1<<(j%64)) != 0 }
+
+// slotsOf returns the slots st says n serves.
+func slotsOf(st *cluster.State, n *cluster.Node) slotBitmap {
+	var b slotBitmap
+	for _, r := range st.Ranges(n) {
+		for j := r[0]; j <= r[1]; j++ {
+			b.set(j)
+		}
+	}
+	return b
+}
+
+// busPortLocked is the port this node's bus would listen on, 0 while the
+// server has no port.
+func (s *Server) busPortLocked() int {
+	if p := s.clusterIntParam("cluster-port"); p != 0 {
+		return p
+	}
+	if me := s.cluster.st.Myself; me.Port != 0 {
+		return me.Port + 10000
+	}
+	return 0
+}
+
+// busRegisterLocked registers the server under its bus port (again when
+// the port changed) and starts its bus goroutine.
+func (s *Server) busRegisterLocked() {
+	b := &s.cluster.bus
+	port := s.busPortLocked()
+	if port == b.port || s.closing.Load() {
+		return
+	}
+	peerBus.mu.Lock()
+	busRemove(s, b.port)
+	if port != 0 {
+		peerBus.nodes[port] = append(peerBus.nodes[port], busEntry{s: s, binds: bindAddrs(s.cfg.Bind)})
+	}
+	peerBus.mu.Unlock()
+	b.port = port
+	if !b.started {
+		b.started = true
+		b.inbox.wake = make(chan struct{}, 1)
+		go s.busLoop()
+	}
+}
+
+// busRemove drops s from the registry's entries of port (peerBus.mu held).
+func busRemove(s *Server, port int) {
+	es := peerBus.nodes[port]
+	for i, e := range es {
+		if e.s == s {
+			es = append(es[:i:i], es[i+1:]...)
+			break
+		}
+	}
+	if len(es) == 0 {
+		delete(peerBus.nodes, port)
+	} else {
+		peerBus.nodes[port] = es
+	}
+}
+
+// closeClusterBus leaves the bus (close hook). It takes the engine lock,
+// so a message being applied is done first; the bus goroutine applies no
+// other once the server is closing.
+func (s *Server) closeClusterBus() {
+	if !s.cluster.on {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	peerBus.mu.Lock()
+	busRemove(s, s.cluster.bus.port)
+	peerBus.mu.Unlock()
+	s.cluster.bus.port = 0
+}
+
+// busLookup returns the node of this process whose bus listens on ip:port,
+// or nil.
+func busLookup(ip string, port int) *Server {
+	peerBus.mu.Lock()
+	defer peerBus.mu.Unlock()
+	for _, e := range peerBus.nodes[port] {
+		if bindMatches(e.binds, ip) {
+			return e.s
+		}
+	}
+	return nil
+}
+
+// bindMatches reports whether a listener on binds accepts connections to
+// ip: "*" takes every IPv4 address, "::*" every address, a loopback
+// address every loopback one.
+func bindMatches(binds []string, ip string) bool {
+	addr := net.ParseIP(ip)
+	if addr == nil {
+		return false
+	}
+	for _, b := range binds {
+		if len(b) > 0 && b[0] == '-' {
+			b = b[1:]
+		}
+		switch b {
+		case "*", "0.0.0.0":
+			if addr.To4() != nil {
+				return true
+			}
+			continue
+		case "::*", "::":
+			return true
+		}
+		if a := net.ParseIP(b); a != nil && (a.Equal(addr) || (a.IsLoopback() && addr.IsLoopback())) {
+			return true
+		}
+	}
+	return false
+}
+
+// busSend queues m to to's inbox.
+func busSend(to *Server, m *busMessage) {
+	in := &to.cluster.bus.inbox
+	in.mu.Lock()
+	if in.wake == nil { // to has not registered yet: it cannot be reached
+		in.mu.Unlock()
+		return
+	}
+	in.q = append(in.q, m)
+	in.mu.Unlock()
+	select {
+	case in.wake <- struct{}{}:
+	default:
+	}
+}
+
+// busLoop applies the messages of s's inbox, in order, each under s's
+// engine lock, until the server closes.
+func (s *Server) busLoop() {
+	in := &s.cluster.bus.inbox
+	for {
+		select {
+		case <-s.done:
+			return
+		case <-in.wake:
+		}
+		for {
+			in.mu.Lock()
+			if len(in.q) == 0 {
+				in.q = nil
+				in.mu.Unlock()
+				break
+			}
+			m := in.q[0]
+			in.q = in.q[1:]
+			in.mu.Unlock()
+			engineLocker{s}.Lock()
+			if s.closing.Load() {
+				s.mu.Unlock()
+				return
+			}
+			s.busReceiveLocked(m)
+			s.mu.Unlock()
+		}
+	}
+}
+
+// busMessageLocked is a snapshot of this node's claims and known nodes
+// (clusterBuildMessageHdr and the gossip section), to send as kind.
+func (s *Server) busMessageLocked(kind busKind) *busMessage {
+	st := s.cluster.st
+	me := st.Myself
+	m := &busMessage{kind: kind, src: s, from: busNodeOf(me), ip: me.IP, currentEpoch: st.CurrentEpoch, configEpoch: me.ConfigEpoch}
+	claims := me
+	if me.IsReplica() && me.Master != nil {
+		m.masterID = me.Master.ID
+		m.configEpoch = me.Master.ConfigEpoch
+		claims = me.Master
+	}
+	m.slots = slotsOf(st, claims)
+	for _, n := range st.Nodes() {
+		if n != me && n.Flags&(cluster.FlagHandshake|cluster.FlagNoAddr) == 0 {
+			m.gossip = append(m.gossip, busNodeOf(n))
+		}
+	}
+	return m
+}
+
+func busNodeOf(n *cluster.Node) busNode {
+	return busNode{ID: n.ID, IP: n.IP, Port: n.Port, CPort: n.CPort, Hostname: n.Hostname, Flags: n.Flags}
+}
+
+// clusterBroadcast tells every other known node of this process what this
+// node claims: call it, with the engine lock held, after any change of
+// this node's own slots, config epoch or role (and of the nodes it
+// knows). It takes a snapshot now and sends it as a PING to each peer's
+// inbox; each peer applies it later under its own engine lock and answers
+// with a PONG (so this node learns the peers' views too). Nodes in the
+// handshake state and nodes outside this process are skipped.
+func (s *Server) clusterBroadcast() {
+	if !s.cluster.on {
+		return
+	}
+	s.busRegisterLocked()
+	st := s.cluster.st
+	var m *busMessage
+	for _, n := range st.Nodes() {
+		if n == st.Myself || n.Flags&cluster.FlagHandshake != 0 {
+			continue
+		}
+		if to := busLookup(n.IP, n.CPort); to != nil && to != s {
+			if m == nil {
+				m = s.busMessageLocked(busPing)
+			}
+			busSend(to, m)
+		}
+	}
+}
+
+// busPingLocked sends a PING to the node at ip:cport, if it is of this
+// process.
+func (s *Server) busPingLocked(ip string, cport int) {
+	if to := busLookup(ip, cport); to != nil && to != s {
+		busSend(to, s.busMessageLocked(busPing))
+	}
+}
+
+// myClaims is what this node's PINGs say about itself.
+type myClaims struct {
+	epoch  uint64
+	master string
+	slots  slotBitmap
+}
+
+func (s *Server) myClaimsLocked() myClaims {
+	st := s.cluster.st
+	me := st.Myself
+	c := myClaims{epoch: me.ConfigEpoch, slots: slotsOf(st, me)}
+	if me.Master != nil {
+		c.master = me.Master.ID
+	}
+	return c
+}
+
+// busReceiveLocked applies one message (clusterProcessPacket).
+func (s *Server) busReceiveLocked(m *busMessage) {
+	if !s.cluster.on {
+		return
+	}
+	st := s.cluster.st
+	me := st.Myself
+	before := s.myClaimsLocked()
+	known := len(st.Nodes())
+	changed := false
+	sender := st.Lookup(m.from.ID)
+	if sender != nil && sender.Flags&cluster.FlagHandshake != 0 {
+		sender = nil
+	}
+	// A MEET, or any message while this node does not know its own IP,
+	// tells it the address it is reached at (the local address of the
+	// link: for a node of this process, the sender's address is on the
+	// same host).
+	if paramOr(&s.cfg, "cluster-announce-ip", "") == "" && (m.kind == busMeet || me.IP == "") {
+		ip := m.meetIP
+		if m.kind != busMeet {
+			ip = m.ip
+			if sender != nil {
+				ip = sender.IP
+			}
+		}
+		if ip != "" && ip != me.IP {
+			me.IP = ip
+			s.log.Warn("IP address for this node updated to " + me.IP)
+			changed = true
+		}
+	}
+	switch m.kind {
+	case busMeet:
+		if sender == nil && m.from.ID != me.ID {
+			// The receiver's own handshake with the sender, which
+			// completes at once in this process.
+			sender = &cluster.Node{ID: m.from.ID, IP: m.ip, Port: m.from.Port, CPort: m.from.CPort,
+				Hostname: m.from.Hostname, Flags: m.from.Flags & (cluster.FlagMaster | cluster.FlagSlave | cluster.FlagNoFailover), Linked: true}
+			st.AddNode(sender)
+			changed = true
+		}
+		pong := s.busMessageLocked(busPong)
+		pong.shakeID = m.shakeID
+		busSend(m.src, pong)
+	case busPing:
+		busSend(m.src, s.busMessageLocked(busPong))
+	case busPong:
+		if h := st.Lookup(m.shakeID); m.shakeID != "" && h != nil && h.Flags&cluster.FlagHandshake != 0 {
+			delete(s.cluster.bus.shakes, h)
+			if sender != nil || m.from.ID == me.ID {
+				s.log.Debug("Handshake: we already know node " + m.from.ID + ", updating the address if needed.")
+				st.Forget(h)
+				s.clusterChangedLocked()
+				return
+			}
+			st.Rename(h, m.from.ID)
+			h.Flags = m.from.Flags & (cluster.FlagMaster | cluster.FlagSlave | cluster.FlagNoFailover)
+			h.Linked = true
+			h.Hostname = m.from.Hostname
+			if m.ip != "" {
+				h.IP = m.ip
+			}
+			sender = h
+			changed = true
+		}
+	case busUpdate:
+		n := st.Lookup(m.updateID)
+		if n == nil || n.ConfigEpoch >= m.updateEpoch {
+			return
+		}
+		if n.IsReplica() {
+			s.setNodeAsMasterLocked(n)
+		}
+		n.ConfigEpoch = m.updateEpoch
+		s.updateSlotsConfigWithLocked(n, m.updateEpoch, &m.slots)
+		s.busAfterReceiveLocked(before, known, true)
+		return
+	}
+	if sender == nil || sender == me {
+		if changed {
+			s.clusterChangedLocked()
+		}
+		return
+	}
+	sender.Linked = true
+	if m.currentEpoch > st.CurrentEpoch {
+		st.CurrentEpoch = m.currentEpoch
+		changed = true
+	}
+	// The sender's role.
+	if m.masterID == "" {
+		if sender.IsReplica() || !sender.IsMaster() {
+			s.setNodeAsMasterLocked(sender)
+			changed = true
+		}
+		if m.configEpoch > sender.ConfigEpoch {
+			sender.ConfigEpoch = m.configEpoch
+			changed = true
+		}
+	} else if master := st.Lookup(m.masterID); master != nil && (sender.Master != master || !sender.IsReplica()) {
+		if sender.IsMaster() {
+			st.DelNodeSlots(sender)
+		}
+		sender.Flags = sender.Flags&^cluster.FlagMaster | cluster.FlagSlave
+		sender.Master = master
+		changed = true
+	}
+	// The slots the sender (or its master) claims.
+	claimer := sender
+	if m.masterID != "" {
+		claimer = st.Lookup(m.masterID)
+	}
+	if claimer != nil && claimer != me && slotsOf(st, claimer) != m.slots {
+		if m.masterID == "" {
+			s.updateSlotsConfigWithLocked(sender, m.configEpoch, &m.slots)
+			changed = true
+		}
+		// A claim of a slot whose owner has a greater epoch: the
+		// sender is told about the owner (clusterSendUpdate).
+		for j := 0; j < cluster.Slots; j++ {
+			o := st.Owner(j)
+			if !m.slots.has(j) || o == nil || o == claimer || st.ImportingFrom(j) != nil {
+				continue
+			}
+			if o.ConfigEpoch > m.configEpoch {
+				u := s.busMessageLocked(busUpdate)
+				u.updateID, u.updateEpoch, u.slots = o.ID, o.ConfigEpoch, slotsOf(st, o)
+				busSend(m.src, u)
+				break
+			}
+		}
+	}
+	if sender.IsMaster() && me.IsMaster() && m.masterID == "" && m.configEpoch == me.ConfigEpoch {
+		s.configEpochCollisionLocked(sender)
+	}
+	// The gossip section (clusterProcessGossipSection): unknown nodes
+	// join with their IDs, unless FORGET blacklisted them.
+	for _, g := range m.gossip {
+		if g.ID == me.ID || st.Lookup(g.ID) != nil || g.Flags&cluster.FlagNoAddr != 0 || s.blacklistedLocked(g.ID) {
+			continue
+		}
+		n := &cluster.Node{ID: g.ID, IP: g.IP, Port: g.Port, CPort: g.CPort, Hostname: g.Hostname,
+			Flags: g.Flags & (cluster.FlagMaster | cluster.FlagSlave | cluster.FlagNoFailover)}
+		n.Linked = busLookup(n.IP, n.CPort) != nil
+		st.AddNode(n)
+		changed = true
+		s.busPingLocked(n.IP, n.CPort) // its PONG tells its slots and master
+	}
+	if changed {
+		s.clusterChangedLocked()
+	}
+	s.busAfterReceiveLocked(before, known, false)
+}
+
+// busAfterReceiveLocked broadcasts when the message changed what this node
+// claims or the set of nodes it knows; changed says nodes.conf must be
+// written.
+func (s *Server) busAfterReceiveLocked(before myClaims, known int, changed bool) {
+	if changed {
+		s.clusterChangedLocked()
+	}
+	if s.myClaimsLocked() != before || len(s.cluster.st.Nodes()) > known {
+		s.clusterBroadcast()
+	}
+}
+
+// setNodeAsMasterLocked is clusterSetNodeAsMaster for another node.
+func (s *Server) setNodeAsMasterLocked(n *cluster.Node) {
+	n.Flags = n.Flags&^cluster.FlagSlave | cluster.FlagMaster
+	n.Master = nil
+}
+
+// updateSlotsConfigWithLocked is clusterUpdateSlotsConfigWith: each slot
+// of slots goes to sender when it is unassigned or its owner's config
+// epoch is below epoch, unless this node imports it. A master left without
+// slots by the change follows the sender as its replica (with
+// cluster-allow-replica-migration, or when the sender took all of them);
+// otherwise keys of slots this node lost are deleted.
+func (s *Server) updateSlotsConfigWithLocked(sender *cluster.Node, epoch uint64, slots *slotBitmap) {
+	st := s.cluster.st
+	me := st.Myself
+	if sender == me {
+		s.log.Info("Discarding UPDATE message about myself.")
+		return
+	}
+	cur := me
+	if me.IsReplica() && me.Master != nil {
+		cur = me.Master
+	}
+	var newMaster *cluster.Node
+	var dirty []int
+	senderSlots, migrated := 0, 0
+	d := s.ks.DB(0)
+	for j := 0; j < cluster.Slots; j++ {
+		if !slots.has(j) {
+			continue
+		}
+		senderSlots++
+		o := st.Owner(j)
+		if o == sender || st.ImportingFrom(j) != nil {
+			continue
+		}
+		if o != nil && o.ConfigEpoch >= epoch {
+			continue
+		}
+		if o == me && d.CountKeysInSlot(j) > 0 {
+			dirty = append(dirty, j)
+		}
+		if o == cur {
+			newMaster = sender
+			migrated++
+		}
+		if s.servesLocked(j) {
+			s.removeShardChannelsLocked(func(k int) bool { return k == j })
+		}
+		st.DelSlot(j)
+		st.AddSlot(sender, j)
+	}
+	switch {
+	case newMaster != nil && cur.NumSlots() == 0 &&
+		(paramOr(&s.cfg, "cluster-allow-replica-migration", "yes") == "yes" || senderSlots == migrated):
+		s.log.Warn("Configuration change detected. Reconfiguring myself as a replica of " + sender.ID)
+		me.Flags = me.Flags&^cluster.FlagMaster | cluster.FlagSlave
+		me.Master = sender
+	case len(dirty) > 0:
+		for _, j := range dirty {
+			for _, k := range d.KeysInSlot(nil, j, d.CountKeysInSlot(j)) {
+				d.Delete([]byte(k))
+			}
+		}
+	}
+}
+
+// configEpochCollisionLocked is clusterHandleConfigEpochCollision: of two
+// masters with the same config epoch, the one with the smaller ID takes a
+// new epoch.
+func (s *Server) configEpochCollisionLocked(sender *cluster.Node) {
+	st := s.cluster.st
+	me := st.Myself
+	if sender.ID <= me.ID {
+		return
+	}
+	st.CurrentEpoch++
+	me.ConfigEpoch = st.CurrentEpoch
+	s.clusterChangedLocked()
+	s.log.Debug("WARNING: configEpoch collision with node " + sender.ID + ". configEpoch set to " + strconv.FormatUint(me.ConfigEpoch, 10))
+}
+
+// blacklistTTL is CLUSTER_BLACKLIST_TTL: how long a forgotten node may not
+// be added back by gossip.
+const blacklistTTL = 60
+
+// blacklistAddLocked is clusterBlacklistAddNode.
+func (s *Server) blacklistAddLocked(id string) {
+	b := &s.cluster.bus
+	if b.blacklist == nil {
+		b.blacklist = map[string]int64{}
+	}
+	b.blacklist[id] = time.Now().Unix() + blacklistTTL
+}
+
+// blacklistedLocked is clusterBlacklistExists.
+func (s *Server) blacklistedLocked(id string) bool {
+	end, ok := s.cluster.bus.blacklist[id]
+	if ok && end < time.Now().Unix() {
+		delete(s.cluster.bus.blacklist, id)
+		return false
+	}
+	return ok
+}
+
+// clusterCronLocked is the bus's part of clusterCron (cron hook): the
+// registration, the MEET of handshake nodes whose address has a node of
+// this process, the end of handshakes older than the node timeout (at
+// least a second), expired blacklist entries, and once a second a PING to
+// a random known node.
+func (s *Server) clusterCronLocked() {
+	if !s.cluster.on {
+		return
+	}
+	s.refreshMyselfLocked()
+	s.busRegisterLocked()
+	b := &s.cluster.bus
+	st := s.cluster.st
+	now := time.Now()
+	timeout := int64(s.clusterIntParam("cluster-node-timeout"))
+	if timeout < 1000 {
+		timeout = 1000
+	}
+	dropped := false
+	for n, h := range b.shakes {
+		if now.UnixMilli()-h.ctime > timeout {
+			delete(b.shakes, n)
+			st.Forget(n)
+			dropped = true
+			continue
+		}
+		if !h.met {
+			s.busMeetLocked(n, h)
+		}
+	}
+	if dropped {
+		s.clusterChangedLocked()
+	}
+	for id := range b.blacklist {
+		s.blacklistedLocked(id)
+	}
+	if now.After(b.nextPing) {
+		b.nextPing = now.Add(time.Second)
+		var peers []*cluster.Node
+		for _, n := range st.Nodes() {
+			if n != st.Myself && n.Flags&cluster.FlagHandshake == 0 {
+				peers = append(peers, n)
+			}
+		}
+		if len(peers) > 0 {
+			n := peers[rand.Intn(len(peers))]
+			s.busPingLocked(n.IP, n.CPort)
+		}
+	}
+}
+
+// busMeetLocked sends MEET to the address of handshake node n when a node
+// of this process listens there.
+func (s *Server) busMeetLocked(n *cluster.Node, h *handshake) {
+	to := busLookup(n.IP, n.CPort)
+	if to == nil {
+		return
+	}
+	h.met = true
+	m := s.busMessageLocked(busMeet)
+	m.meetIP, m.shakeID = n.IP, n.ID
+	if m.ip == "" {
+		m.ip = n.IP // the same host: the address the receiver was reached at
+	}
+	busSend(to, m)
+}
+
+// startHandshakeLocked is clusterStartHandshake for a normalized address:
+// a node in the handshake state under a random ID, unless a handshake
+// with the same address is in progress.
+func (s *Server) startHandshakeLocked(ip string, port, cport int) {
+	st := s.cluster.st
+	for _, n := range st.Nodes() {
+		if n.Flags&cluster.FlagHandshake != 0 && n.IP == ip && n.Port == port && n.CPort == cport {
+			return
+		}
+	}
+	b := &s.cluster.bus
+	if b.shakes == nil {
+		b.shakes = map[*cluster.Node]*handshake{}
+	}
+	n := &cluster.Node{ID: cluster.NewNodeID(), IP: ip, Port: port, CPort: cport, Flags: cluster.FlagHandshake}
+	st.AddNode(n)
+	h := &handshake{ctime: time.Now().UnixMilli()}
+	b.shakes[n] = h
+	s.busRegisterLocked()
+	s.busMeetLocked(n, h)
+}
