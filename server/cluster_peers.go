@@ -119,6 +119,7 @@ type busMessage struct {
 	gossip       []busNode
 	meetIP       string // MEET: the receiver's address the sender used
 	shakeID      string // MEET and its PONG: the sender's handshake node
+	pinged       string // PING and its PONG: the ID the pinger knows the receiver by
 	// UPDATE: the node whose claims these are.
 	updateID    string
 	updateEpoch uint64
@@ -341,16 +342,19 @@ func (s *Server) clusterBroadcast() {
 			if m == nil {
 				m = s.busMessageLocked(busPing)
 			}
-			busSend(to, m)
+			one := *m // the snapshot is shared; only the addressee differs
+			one.pinged = n.ID
+			busSend(to, &one)
 		}
 	}
 }
 
-// busPingLocked sends a PING to the node at ip:cport, if it is of this
-// process.
-func (s *Server) busPingLocked(ip string, cport int) {
-	if to := busLookup(ip, cport); to != nil && to != s {
-		busSend(to, s.busMessageLocked(busPing))
+// busPingLocked sends a PING to node n, if it is of this process.
+func (s *Server) busPingLocked(n *cluster.Node) {
+	if to := busLookup(n.IP, n.CPort); to != nil && to != s {
+		m := s.busMessageLocked(busPing)
+		m.pinged = n.ID
+		busSend(to, m)
 	}
 }
 
@@ -417,8 +421,21 @@ func (s *Server) busReceiveLocked(m *busMessage) {
 		pong.shakeID = m.shakeID
 		busSend(m.src, pong)
 	case busPing:
-		busSend(m.src, s.busMessageLocked(busPong))
+		pong := s.busMessageLocked(busPong)
+		pong.pinged = m.pinged
+		busSend(m.src, pong)
 	case busPong:
+		if n := st.Lookup(m.pinged); m.pinged != "" && m.pinged != m.from.ID && n != nil && n != me && n.Flags&cluster.FlagHandshake == 0 {
+			// Another node answers at n's address (a CLUSTER RESET HARD
+			// gave it a new ID): n loses its address.
+			// (Redis's line goes on with the node's age and flags, which
+			// are not kept here.)
+			s.log.Debug("PONG contains mismatching sender ID. About node " + n.ID)
+			n.Flags |= cluster.FlagNoAddr
+			n.IP, n.Port, n.CPort, n.Linked = "", 0, 0, false
+			s.clusterChangedLocked()
+			return
+		}
 		if h := st.Lookup(m.shakeID); m.shakeID != "" && h != nil && h.Flags&cluster.FlagHandshake != 0 {
 			delete(s.cluster.bus.shakes, h)
 			if sender != nil || m.from.ID == me.ID {
@@ -518,7 +535,7 @@ func (s *Server) busReceiveLocked(m *busMessage) {
 		n.Linked = busLookup(n.IP, n.CPort) != nil
 		st.AddNode(n)
 		changed = true
-		s.busPingLocked(n.IP, n.CPort) // its PONG tells its slots and master
+		s.busPingLocked(n) // its PONG tells its slots and master
 	}
 	if changed {
 		s.clusterChangedLocked()
@@ -689,7 +706,7 @@ func (s *Server) clusterCronLocked() {
 		}
 		if len(peers) > 0 {
 			n := peers[rand.Intn(len(peers))]
-			s.busPingLocked(n.IP, n.CPort)
+			s.busPingLocked(n)
 		}
 	}
 }

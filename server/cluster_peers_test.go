@@ -272,3 +272,44 @@ func TestClusterBusMeetNobody(t *testing.T) {
 	}
 	busWait(t, "handshakes dropped", nodes, func(i int, v string) bool { return !strings.Contains(v, "handshake") })
 }
+
+// A node that answers with another ID at a known node's address (CLUSTER
+// RESET HARD): the known node loses its address ("noaddr", ":0@0").
+func TestClusterBusResetHardNoAddr(t *testing.T) {
+	nodes := startBusCluster(t, 2)
+	old := busID(t, nodes[1])
+	dialAOF(t, nodes[1]).must("CLUSTER", "RESET", "HARD")
+	dialAOF(t, nodes[0]).must("CLUSTER", "BUMPEPOCH") // pings the reset node
+	busWait(t, "noaddr", nodes[:1], func(i int, v string) bool {
+		return strings.HasPrefix(ownerLine(v, old), old+" :0@0 master,noaddr - 2 ")
+	})
+}
+
+// Fresh masters that meet all have config epoch 0: the collisions leave
+// every one with its own epoch.
+func TestClusterBusFreshEpochs(t *testing.T) {
+	var nodes []*Server
+	for i := 0; i < 3; i++ {
+		cfg := DefaultConfig()
+		cfg.Port = 0
+		cfg.Dir = t.TempDir()
+		cfg.Params = map[string]string{"cluster-enabled": "yes"}
+		s, err := start(cfg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		dialAOF(t, s).must("CLUSTER", "FLUSHSLOTS")
+		nodes = append(nodes, s)
+	}
+	for _, s := range nodes[1:] {
+		dialAOF(t, s).must("CLUSTER", "MEET", "127.0.0.1", strconv.Itoa(busPort(nodes[0])))
+	}
+	busAgree(t, "unique epochs", nodes, func(v string) bool {
+		seen := map[string]bool{}
+		for _, l := range strings.Split(v, "\n") {
+			seen[strings.Fields(l)[4]] = true
+		}
+		return strings.Count(v, "\n") == 2 && len(seen) == 3
+	})
+}
