@@ -65,10 +65,11 @@ type busEntry struct {
 type clusterBus struct {
 	port      int                          // the bus port registered, 0 for none
 	started   bool                         // the bus goroutine runs
-	inbox     busInbox                     //
+	inbox     busInbox                     // its own mutex
 	shakes    map[*cluster.Node]*handshake // nodes in the handshake state
 	blacklist map[string]int64             // FORGET: node ID -> end, unix seconds
 	nextPing  time.Time                    // clusterCron's ping of a random node
+	dirty     bool                         // a received message changed the state (busApplyBatchLocked)
 }
 
 // handshake is a node met with CLUSTER MEET (createClusterNode with
@@ -275,24 +276,47 @@ func (s *Server) busLoop() {
 		case <-in.wake:
 		}
 		for {
-			in.mu.Lock()
-			if len(in.q) == 0 {
-				in.q = nil
-				in.mu.Unlock()
-				break
-			}
-			m := in.q[0]
-			in.q = in.q[1:]
-			in.mu.Unlock()
 			engineLocker{s}.Lock()
 			if s.closing.Load() {
 				s.mu.Unlock()
 				return
 			}
-			s.busReceiveLocked(m)
+			n := s.busApplyBatchLocked()
 			s.mu.Unlock()
+			if n == 0 {
+				break
+			}
 		}
 	}
+}
+
+// busBatch is how many messages one hold of the engine lock applies.
+const busBatch = 64
+
+// busApplyBatchLocked applies up to busBatch queued messages, then makes
+// their changes take effect once (the state, nodes.conf, blocked clients),
+// as Redis's clusterBeforeSleep does for the packets of one event loop
+// round. It returns how many it applied.
+func (s *Server) busApplyBatchLocked() int {
+	in := &s.cluster.bus.inbox
+	n := 0
+	for ; n < busBatch; n++ {
+		in.mu.Lock()
+		if len(in.q) == 0 {
+			in.q = nil
+			in.mu.Unlock()
+			break
+		}
+		m := in.q[0]
+		in.q = in.q[1:]
+		in.mu.Unlock()
+		s.busReceiveLocked(m)
+	}
+	if s.cluster.bus.dirty {
+		s.cluster.bus.dirty = false
+		s.clusterChangedLocked()
+	}
+	return n
 }
 
 // busMessageLocked is a snapshot of this node's claims and known nodes
@@ -433,7 +457,7 @@ func (s *Server) busReceiveLocked(m *busMessage) {
 			s.log.Debug("PONG contains mismatching sender ID. About node " + n.ID)
 			n.Flags |= cluster.FlagNoAddr
 			n.IP, n.Port, n.CPort, n.Linked = "", 0, 0, false
-			s.clusterChangedLocked()
+			s.cluster.bus.dirty = true
 			return
 		}
 		if h := st.Lookup(m.shakeID); m.shakeID != "" && h != nil && h.Flags&cluster.FlagHandshake != 0 {
@@ -441,7 +465,7 @@ func (s *Server) busReceiveLocked(m *busMessage) {
 			if sender != nil || m.from.ID == me.ID {
 				s.log.Debug("Handshake: we already know node " + m.from.ID + ", updating the address if needed.")
 				st.Forget(h)
-				s.clusterChangedLocked()
+				s.cluster.bus.dirty = true
 				return
 			}
 			st.Rename(h, m.from.ID)
@@ -469,7 +493,7 @@ func (s *Server) busReceiveLocked(m *busMessage) {
 	}
 	if sender == nil || sender == me {
 		if changed {
-			s.clusterChangedLocked()
+			s.cluster.bus.dirty = true
 		}
 		return
 	}
@@ -538,7 +562,7 @@ func (s *Server) busReceiveLocked(m *busMessage) {
 		s.busPingLocked(n) // its PONG tells its slots and master
 	}
 	if changed {
-		s.clusterChangedLocked()
+		s.cluster.bus.dirty = true
 	}
 	s.busAfterReceiveLocked(before, known, false)
 }
@@ -548,7 +572,7 @@ func (s *Server) busReceiveLocked(m *busMessage) {
 // written.
 func (s *Server) busAfterReceiveLocked(before myClaims, known int, changed bool) {
 	if changed {
-		s.clusterChangedLocked()
+		s.cluster.bus.dirty = true
 	}
 	if s.myClaimsLocked() != before || len(s.cluster.st.Nodes()) > known {
 		s.clusterBroadcast()
@@ -633,7 +657,7 @@ func (s *Server) configEpochCollisionLocked(sender *cluster.Node) {
 	}
 	st.CurrentEpoch++
 	me.ConfigEpoch = st.CurrentEpoch
-	s.clusterChangedLocked()
+	s.cluster.bus.dirty = true
 	s.log.Debug("WARNING: configEpoch collision with node " + sender.ID + ". configEpoch set to " + strconv.FormatUint(me.ConfigEpoch, 10))
 }
 
