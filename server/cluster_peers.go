@@ -512,13 +512,16 @@ func (s *Server) busReceiveLocked(m *busMessage) {
 			sender.ConfigEpoch = m.configEpoch
 			changed = true
 		}
-	} else if master := st.Lookup(m.masterID); master != nil && (sender.Master != master || !sender.IsReplica()) {
-		if sender.IsMaster() {
+	} else {
+		if sender.IsMaster() { // a master turned into a replica
 			st.DelNodeSlots(sender)
+			sender.Flags = sender.Flags&^cluster.FlagMaster | cluster.FlagSlave
+			changed = true
 		}
-		sender.Flags = sender.Flags&^cluster.FlagMaster | cluster.FlagSlave
-		sender.Master = master
-		changed = true
+		if master := st.Lookup(m.masterID); master != nil && sender.Master != master {
+			sender.Master = master
+			changed = true
+		}
 	}
 	// The slots the sender (or its master) claims.
 	claimer := sender

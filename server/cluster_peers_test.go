@@ -313,3 +313,21 @@ func TestClusterBusFreshEpochs(t *testing.T) {
 		return strings.Count(v, "\n") == 2 && len(seen) == 3
 	})
 }
+
+// A master that gives its last slot away follows the node that took it as
+// a replica (cluster-allow-replica-migration); the others learn its new
+// role by gossip and forget the slots it served.
+func TestClusterBusRole(t *testing.T) {
+	nodes := startBusCluster(t, 3)
+	a, c := busID(t, nodes[0]), busID(t, nodes[2])
+	nodes[2].mu.Lock()
+	st := nodes[2].cluster.st
+	st.DelNodeSlots(st.Myself)
+	st.AddSlot(st.Myself, 16383)
+	nodes[2].mu.Unlock()
+	dialAOF(t, nodes[2]).must("CLUSTER", "SETSLOT", "16383", "NODE", a)
+	busWait(t, "a replica", nodes, func(i int, v string) bool {
+		l := ownerLine(v, c)
+		return strings.Contains(l, " slave "+a+" 1") && !strings.Contains(l, "-")
+	})
+}
