@@ -18,8 +18,9 @@ import (
 // port order, each master has its own config epoch. From then on each node
 // reads its own file, so slot changes survive a restart. The nodes gossip
 // over the in-process cluster bus (cluster_peers.go): a change sent to one
-// node reaches the others as Redis's gossip would bring it. Keys move between nodes with MIGRATE, which talks to the target
-// node over TCP like any client (RESTORE-ASKING on the importing side).
+// node reaches the others as Redis's gossip would bring it. Keys move
+// between nodes with MIGRATE, which talks to the target node over TCP like
+// any client (RESTORE-ASKING on the importing side).
 
 // EmulatedClusterConfigs returns the configurations of the nodes cfg's
 // cluster-emulate asks for, writing their nodes.conf files when none
