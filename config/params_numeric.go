@@ -62,7 +62,7 @@ var numericParams = []paramDef{
 	// Long long configs
 	intParam("busy-reply-threshold", "lua-time-limit", 0, 0, cLongMax, 5000).
 		typed(int64Field(func(c *Config) *int64 { return &c.BusyReplyThreshold })),
-	intParam("cluster-node-timeout", "", 0, 0, cLongMax, 15000),
+	intParam("cluster-node-timeout", "", 0, 0, cLongMax, 15000).acted(), // the end of a handshake (server/cluster_handshake.go)
 	intParam("slowlog-log-slower-than", "", 0, -1, cLongMax, 10000).acted(),
 	intParam("latency-monitor-threshold", "", 0, 0, cLongMax, 0).acted(),
 	intParam("proto-max-bulk-len", "", fDebug, 1<<20, cLongMax, 512<<20).memory().

@@ -27,9 +27,10 @@ import (
 // nodes.conf owns all 16384 slots at once (cluster_state:ok from the first
 // command), so a test double needs no CLUSTER ADDSLOTSRANGE and no wait.
 // A node whose nodes.conf exists reads its slots from there, and CLUSTER
-// RESET leaves it owning none, as in Redis. There is no cluster bus: the
-// node knows other nodes only from nodes.conf; MEET, FORGET of a node that
-// gossip would bring back, REPLICATE and FAILOVER are not offered.
+// RESET leaves it owning none, as in Redis. The cluster bus reaches only
+// the cluster nodes of this process (cluster_peers.go): they gossip and
+// MEET each other; a node in another process is known only from
+// nodes.conf. REPLICATE and FAILOVER are not offered.
 //
 // Locking: every field is guarded by the engine lock; on is set once, in
 // New, and read without it by processCommand's one guarded branch.
@@ -42,6 +43,8 @@ type clusterMode struct {
 	lock *os.File       // nodes.conf, open and flocked while the server runs
 	// query is getNodeByQuery's scratch state (cluster_redirect.go).
 	query nodeQuery
+	// bus is the in-process cluster bus (cluster_peers.go).
+	bus clusterBus
 }
 
 // clientCluster is a client's cluster state (Redis's CLIENT_ASKING,
@@ -111,6 +114,17 @@ func (s *Server) clusterInitLocked() error {
 	}
 	s.refreshMyselfLocked()
 	s.clusterChangedLocked()
+	// Port sanity check II: the bus port is port+10000 unless cluster-port
+	// is set (Redis exits with status 1 here, after nodes.conf is saved).
+	port := s.cfg.Port
+	if paramOr(&s.cfg, "tls-cluster", "no") == "yes" {
+		port = s.clusterIntParam("tls-port")
+	}
+	if s.clusterIntParam("cluster-port") == 0 && port > 65535-10000 {
+		msg := "Redis port number too high. Cluster communication port is 10,000 port numbers higher than your Redis port. Your Redis port number must be 55535 or less."
+		s.log.Warn(msg)
+		return errors.New(msg)
+	}
 	// Redis's clusterCron applies a new coverage rule within 100ms; here
 	// at once.
 	s.params.onApply(func(s *Server) error { s.clusterChangedLocked(); return nil },

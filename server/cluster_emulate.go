@@ -18,12 +18,13 @@ import (
 // (nodes-<port>.conf) are written once, as redis-cli --cluster create would
 // leave them: every node knows every other, the slots are split evenly in
 // port order, each master has its own config epoch. From then on each node
-// reads its own file, so slot changes (SETSLOT ... NODE sent to every
-// master, as redis-cli --cluster reshard does) survive a restart. There is
-// no cluster bus: a change sent to one node only is not gossiped to the
-// others. Each node has its own RDB and AOF files too (dump-<port>.rdb,
-// appendonly-<port>.aof in the shared dir). Keys move between nodes with MIGRATE, which talks to the target
-// node over TCP like any client (RESTORE-ASKING on the importing side).
+// reads its own file, so slot changes survive a restart. The nodes gossip
+// over the in-process cluster bus (cluster_peers.go): a change sent to one
+// node reaches the others as Redis's gossip would bring it. Each node has
+// its own RDB and AOF files too (dump-<port>.rdb, appendonly-<port>.aof in
+// the shared dir, as utils/create-cluster names them). Keys move
+// between nodes with MIGRATE, which talks to the target node over TCP like
+// any client (RESTORE-ASKING on the importing side).
 
 // EmulatedClusterConfigs returns the configurations of the nodes cfg's
 // cluster-emulate asks for, writing their nodes.conf files when none
@@ -168,7 +169,8 @@ func StartEmulatedCluster(cfg Config, n int) ([]*Server, error) {
 	return nodes, nil
 }
 
-// freePortRun finds n consecutive ports of 127.0.0.1 free now.
+// freePortRun finds n consecutive ports of 127.0.0.1 free now, the last
+// at most 55535 (a cluster node's bus port is its port+10000).
 func freePortRun(n int) (int, error) {
 	for attempt := 0; attempt < 50; attempt++ {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -177,7 +179,7 @@ func freePortRun(n int) (int, error) {
 		}
 		base := ln.Addr().(*net.TCPAddr).Port
 		ln.Close()
-		ok := base+n-1 <= 65535
+		ok := base+n-1 <= 65535-10000 // Redis's limit without cluster-port (clusterInit)
 		for p := base + 1; ok && p < base+n; p++ {
 			l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p))
 			if err != nil {

@@ -11,8 +11,8 @@ import (
 // cluster.c clusterCommand). Without cluster mode every one of them
 // replies "ERR This instance has cluster support disabled", as Redis does.
 // Not offered, as they need the cluster bus (the unknown-subcommand error):
-// MEET, REPLICATE, FAILOVER. The subcommands that change the topology are
-// in cmd_cluster_slots.go.
+// REPLICATE, FAILOVER. The subcommands that change the topology are in
+// cmd_cluster_slots.go, MEET in cmd_cluster_meet.go.
 var clusterCommands = []commandDef{
 	{"cluster|help", clusterOnly(cmdHelp)},
 	{"cluster|info", clusterOnly(cmdClusterInfo)},
@@ -33,6 +33,7 @@ var clusterCommands = []commandDef{
 	{"cluster|reset", clusterOnly(cmdClusterReset)},
 	{"cluster|count-failure-reports", clusterOnly(cmdClusterCountFailureReports)},
 	{"cluster|forget", clusterOnly(cmdClusterForget)},
+	{"cluster|meet", clusterOnly(cmdClusterMeet)},
 	{"cluster|replicas", clusterOnly(cmdClusterReplicas)},
 	{"cluster|slaves", clusterOnly(cmdClusterReplicas)},
 	{"cluster|saveconfig", clusterOnly(cmdClusterSaveConfig)},

@@ -57,6 +57,7 @@ func (s *Server) updateSlots(seen []bool, del bool) {
 		}
 	}
 	s.clusterChangedLocked()
+	s.clusterBroadcast()
 }
 
 func cmdClusterAddDelSlots(c *client, args [][]byte) {
@@ -120,6 +121,7 @@ func cmdClusterFlushSlots(c *client, args [][]byte) {
 	s.removeShardChannelsLocked(func(slot int) bool { return s.cluster.st.Owner(slot) == me })
 	s.cluster.st.DelNodeSlots(me)
 	s.clusterChangedLocked()
+	s.clusterBroadcast()
 	c.w.OK()
 }
 
@@ -210,6 +212,9 @@ func cmdClusterSetSlot(c *client, args [][]byte) {
 		return
 	}
 	s.clusterChangedLocked()
+	if action == "node" {
+		s.clusterBroadcast()
+	}
 	c.w.OK()
 }
 
@@ -263,6 +268,7 @@ func cmdClusterForget(c *client, args [][]byte) {
 		c.fail(protocol.Error("ERR Can't forget my master!"))
 		return
 	}
+	s.blacklistAddLocked(n.ID) // gossip may not bring it back for a minute
 	st.Forget(n)
 	s.clusterChangedLocked()
 	c.w.OK()
@@ -300,6 +306,7 @@ func cmdClusterBumpEpoch(c *client, args [][]byte) {
 	if s.cluster.st.BumpEpoch() {
 		word = "BUMPED "
 		s.clusterChangedLocked()
+		s.clusterBroadcast()
 	}
 	c.w.Status(word + strconv.FormatUint(s.cluster.st.Myself.ConfigEpoch, 10))
 }
@@ -324,6 +331,7 @@ func cmdClusterSetConfigEpoch(c *client, args [][]byte) {
 			st.CurrentEpoch = uint64(epoch)
 		}
 		s.clusterChangedLocked()
+		s.clusterBroadcast()
 		c.w.OK()
 	}
 }

@@ -311,6 +311,7 @@ func (s *Server) wire() {
 		(*Server).pauseCronLocked,       // ops.go: end of CLIENT PAUSE
 		(*Server).migrateCronLocked,     // cmd_migrate.go: idle MIGRATE connections
 		(*Server).replCronLocked,        // repl_feed.go: replicationCron, pending diskless snapshots
+		(*Server).clusterCronLocked,     // cluster_handshake.go: clusterCron's handshakes and pings (in-process bus)
 	)
 
 	// prepareForShutdown: flush and fsync the AOF.
@@ -354,9 +355,10 @@ func (s *Server) wire() {
 
 	// Close: the AOF's final write, fsync and close.
 	h.close = append(h.close,
-		(*Server).closeAOF,     // aof.go
-		(*Server).closeRDB,     // rdb_save.go
-		(*Server).closeCluster, // cluster.go: releases nodes.conf
-		migrateCloseAll,        // cmd_migrate.go: cached MIGRATE connections
+		(*Server).closeAOF,        // aof.go
+		(*Server).closeRDB,        // rdb_save.go
+		(*Server).closeClusterBus, // cluster_peers.go: leaves the in-process bus
+		(*Server).closeCluster,    // cluster.go: releases nodes.conf
+		migrateCloseAll,           // cmd_migrate.go: cached MIGRATE connections
 	)
 }

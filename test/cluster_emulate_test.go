@@ -3,6 +3,7 @@ package test
 import (
 	"context"
 	"fmt"
+	"math/rand"
 	"net"
 	"os/exec"
 	"strconv"
@@ -29,12 +30,11 @@ func startEmulated(t *testing.T, n int) []string {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	for attempt := 0; attempt < 20; attempt++ {
-		base, err := freePort()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !portsFree(base+1, n-1) {
+	for attempt := 0; attempt < 50; attempt++ {
+		// Below the ephemeral ports, and at most 55535 (Redis's limit
+		// for a cluster node without cluster-port).
+		base := 20000 + rand.Intn(12000)
+		if !portsFree(base, n) {
 			continue
 		}
 		p, err := launch(ours, bin, "", base, []string{"--cluster-emulate", strconv.Itoa(n), "--dir", dir})
