@@ -28,8 +28,11 @@ import (
 // command), so a test double needs no CLUSTER ADDSLOTSRANGE and no wait.
 // A node whose nodes.conf exists reads its slots from there, and CLUSTER
 // RESET leaves it owning none, as in Redis. There is no cluster bus: the
-// node knows other nodes only from nodes.conf; MEET, FORGET of a node that
-// gossip would bring back, REPLICATE and FAILOVER are not offered.
+// node knows other nodes only from nodes.conf, and the nodes of one
+// process (an emulated cluster) tell each other of changes through the
+// peer registry (cluster_peers.go), which REPLICATE and FAILOVER use
+// (cmd_cluster_failover.go); MEET and FORGET of a node that gossip would
+// bring back are not offered.
 //
 // Locking: every field is guarded by the engine lock; on is set once, in
 // New, and read without it by processCommand's one guarded branch.
@@ -42,6 +45,8 @@ type clusterMode struct {
 	lock *os.File       // nodes.conf, open and flocked while the server runs
 	// query is getNodeByQuery's scratch state (cluster_redirect.go).
 	query nodeQuery
+	peers clusterPeerState // the peer registry (cluster_peers.go)
+	mf    manualFailover   // CLUSTER FAILOVER (cmd_cluster_failover.go)
 }
 
 // clientCluster is a client's cluster state (Redis's CLIENT_ASKING,
@@ -110,6 +115,8 @@ func (s *Server) clusterInitLocked() error {
 		}
 	}
 	s.refreshMyselfLocked()
+	s.clusterPeersStartLocked()
+	s.cluster.mf.masterOffset = -1
 	s.clusterChangedLocked()
 	// Redis's clusterCron applies a new coverage rule within 100ms; here
 	// at once.
@@ -156,6 +163,7 @@ func (s *Server) clusterVerifyDataLocked() error {
 
 // closeCluster releases nodes.conf (close hook).
 func (s *Server) closeCluster() {
+	s.clusterPeersStop()
 	if s.cluster.lock != nil {
 		s.cluster.lock.Close()
 		s.cluster.lock = nil
@@ -208,6 +216,7 @@ func (s *Server) clusterChangedLocked() {
 		s.log.Warn("Fatal: can't update cluster config file.")
 	}
 	s.clusterRedirectBlockedLocked()
+	s.clusterBroadcast() // cluster_peers.go: the other nodes of this process learn of it
 }
 
 // clusterRedirectBlockedLocked is clusterRedirectBlockedClientIfNeeded for

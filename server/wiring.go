@@ -310,6 +310,7 @@ func (s *Server) wire() {
 		(*Server).pauseCronLocked,   // ops.go: end of CLIENT PAUSE
 		(*Server).migrateCronLocked, // cmd_migrate.go: idle MIGRATE connections
 		(*Server).replCronLocked,    // repl_feed.go: replicationCron, pending diskless snapshots
+		(*Server).clusterCronLocked, // cluster_peers.go: clusterCron (master link, offsets, manual failover)
 	)
 
 	// prepareForShutdown: flush and fsync the AOF.
