@@ -220,6 +220,31 @@ func forBothReplicaClusters(t *testing.T, fn func(t *testing.T, rc replicaCluste
 	})
 }
 
+// waitReplicasListed waits until every node lists every replica in
+// CLUSTER SLOTS and CLUSTER SHARDS says none is loading: Redis lists a
+// replica once its replication offset, gossiped with the pings, is not 0
+// (isReplicaAvailable), so each master must have written something.
+func (rc replicaCluster) waitReplicasListed(t *testing.T) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for _, a := range rc.addrs {
+		for {
+			slots := clusterDo(t, a, "CLUSTER", "SLOTS")
+			ok := len(slots.Elems) == rc.masters
+			for _, e := range slots.Elems {
+				ok = ok && len(e.Elems) == 3+(len(rc.addrs)/rc.masters-1)
+			}
+			if ok && !strings.Contains(fmt.Sprint(clusterDo(t, a, "CLUSTER", "SHARDS")), "loading") {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: replicas not listed: %v", a, slots)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+}
+
 // TestDiffClusterReplicasShape compares CLUSTER NODES, REPLICAS, SLOTS and
 // SHARDS as a master and as a replica see them, and the errors of CLUSTER
 // REPLICATE and CLUSTER FAILOVER, between miniwatchd and redis-server.
@@ -246,25 +271,7 @@ func TestDiffClusterReplicasShape(t *testing.T) {
 		for _, a := range rc.addrs[:rc.masters] {
 			clusterDo(t, a, "WAIT", "1", "5000")
 		}
-		// Redis gossips offsets with its pings: wait until every replica
-		// shows in CLUSTER SLOTS and SHARDS says online.
-		deadline := time.Now().Add(20 * time.Second)
-		for _, a := range rc.addrs {
-			for {
-				slots := clusterDo(t, a, "CLUSTER", "SLOTS")
-				ok := len(slots.Elems) == 3
-				for _, e := range slots.Elems {
-					ok = ok && len(e.Elems) == 4
-				}
-				if ok && !strings.Contains(fmt.Sprint(clusterDo(t, a, "CLUSTER", "SHARDS")), "loading") {
-					break
-				}
-				if time.Now().After(deadline) {
-					t.Fatalf("%s: replicas not listed: %v", a, slots)
-				}
-				time.Sleep(100 * time.Millisecond)
-			}
-		}
+		rc.waitReplicasListed(t)
 		for _, view := range []string{"M0", "R0.0"} {
 			addr := ""
 			for _, a := range rc.addrs {
@@ -388,11 +395,11 @@ func TestClusterReplicasGoRedis(t *testing.T) {
 	forBothReplicaClusters(t, func(t *testing.T, rc replicaCluster) {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
-		rdb := goredis.NewClusterClient(&goredis.ClusterOptions{Addrs: rc.addrs[:1], ReadOnly: true, MaxRedirects: 16})
-		defer rdb.Close()
+		writer := goredis.NewClusterClient(&goredis.ClusterOptions{Addrs: rc.addrs[:1]})
+		defer writer.Close()
 		const keys = 200
 		for i := 0; i < keys; i++ {
-			if err := rdb.Set(ctx, fmt.Sprintf("key:%d", i), i, 0).Err(); err != nil {
+			if err := writer.Set(ctx, fmt.Sprintf("key:%d", i), i, 0).Err(); err != nil {
 				t.Fatalf("SET key:%d: %v", i, err)
 			}
 		}
@@ -401,6 +408,11 @@ func TestClusterReplicasGoRedis(t *testing.T) {
 				t.Fatalf("WAIT on %s: %d replicas", a, n)
 			}
 		}
+		// go-redis takes the replicas from CLUSTER SLOTS when it loads the
+		// topology (then every minute, or after a MOVED).
+		rc.waitReplicasListed(t)
+		rdb := goredis.NewClusterClient(&goredis.ClusterOptions{Addrs: rc.addrs[:1], ReadOnly: true, MaxRedirects: 16})
+		defer rdb.Close()
 		// The writes went to the masters; the replicas hold copies.
 		for i, a := range rc.addrs {
 			if n := clusterDo(t, a, "DBSIZE").Int; n == 0 {
@@ -433,7 +445,11 @@ func TestClusterReplicasGoRedis(t *testing.T) {
 			for _, a := range rc.addrs[:rc.masters] {
 				masterReads += getsOn(a)
 			}
-			if reads > 0 && masterReads == 0 {
+			// go-redis picks a replica when it knows one that is not
+			// failing or loading, else the master (with redis-server as
+			// with miniwatchd, a share of the reads still goes to masters).
+			if reads > 0 {
+				t.Logf("GETs: %d on replicas, %d on masters", reads, masterReads)
 				break
 			}
 			if time.Now().After(deadline) {
