@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"fmt"
+	mathrand "math/rand"
 	"net"
 	"os"
 	"strconv"
@@ -183,17 +184,24 @@ func StartEmulatedCluster(cfg Config, n int) ([]*Server, error) {
 	return nodes, nil
 }
 
-// freePortRun finds n consecutive ports of 127.0.0.1 free now.
+// freePortRun finds n consecutive ports of 127.0.0.1 free now. It looks
+// below Linux's ephemeral range (32768 up) first: there the ports after a
+// port the kernel hands out are often taken by outgoing connections.
 func freePortRun(n int) (int, error) {
-	for attempt := 0; attempt < 50; attempt++ {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return 0, err
+	for attempt := 0; attempt < 100; attempt++ {
+		var base int
+		if attempt < 50 && n < 10000 {
+			base = 20000 + mathrand.Intn(12000-n)
+		} else {
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				return 0, err
+			}
+			base = ln.Addr().(*net.TCPAddr).Port
+			ln.Close()
 		}
-		base := ln.Addr().(*net.TCPAddr).Port
-		ln.Close()
 		ok := base+n-1 <= 65535
-		for p := base + 1; ok && p < base+n; p++ {
+		for p := base; ok && p < base+n; p++ {
 			l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p))
 			if err != nil {
 				ok = false
