@@ -3,6 +3,7 @@ package test
 import (
 	"context"
 	"fmt"
+	"math/rand"
 	"net"
 	"os/exec"
 	"strconv"
@@ -30,11 +31,8 @@ func startEmulated(t *testing.T, n int) []string {
 	}
 	dir := t.TempDir()
 	for attempt := 0; attempt < 20; attempt++ {
-		base, err := freePort()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !portsFree(base+1, n-1) {
+		base, ok := portRun(n)
+		if !ok {
 			continue
 		}
 		p, err := launch(ours, bin, "", base, []string{"--cluster-emulate", strconv.Itoa(n), "--dir", dir})
@@ -51,6 +49,19 @@ func startEmulated(t *testing.T, n int) []string {
 	}
 	t.Fatal("no run of free ports for the emulated cluster")
 	return nil
+}
+
+// portRun picks n consecutive ports free now, below Linux's ephemeral
+// range (32768 up): there the ports after one the kernel hands out are
+// often held by the tests' own client connections.
+func portRun(n int) (int, bool) {
+	for attempt := 0; attempt < 50; attempt++ {
+		base := 20000 + rand.Intn(12000-n)
+		if portsFree(base, n) {
+			return base, true
+		}
+	}
+	return 0, false
 }
 
 // portsFree reports whether the n ports from first can be bound now.

@@ -3,7 +3,6 @@ package test
 import (
 	"context"
 	"fmt"
-	"math/rand"
 	"net"
 	"os/exec"
 	"sort"
@@ -42,10 +41,8 @@ func startEmulatedReplicas(t *testing.T, masters, r int) replicaCluster {
 	n := masters * (1 + r)
 	dir := t.TempDir()
 	for attempt := 0; attempt < 20; attempt++ {
-		// A run of consecutive ports below the ephemeral range, where
-		// the test's own client connections do not land.
-		base := 20000 + rand.Intn(10000)
-		if !portsFree(base, n) {
+		base, ok := portRun(n)
+		if !ok {
 			continue
 		}
 		p, err := launch(ours, bin, "", base, []string{"--cluster-emulate", strconv.Itoa(masters),
