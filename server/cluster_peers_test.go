@@ -178,6 +178,17 @@ func TestClusterReplicate(t *testing.T) {
 	dialAOF(t, nodes[1]).must("SET", k, "1")
 	r.must("READONLY")
 	waitUntil(t, "replication from the new master", func() bool { return r.do("GET", k) == "1" })
+	// CLUSTER RESET on a replica: a master again, its data emptied.
+	r.must("CLUSTER", "RESET")
+	if role := r.must("ROLE").([]any); role[0] != "master" {
+		t.Fatalf("ROLE after CLUSTER RESET: %v", role)
+	}
+	if n := r.must("DBSIZE"); n != int64(0) {
+		t.Fatalf("DBSIZE after CLUSTER RESET: %v", n)
+	}
+	if f := strings.Fields(r.must("CLUSTER", "NODES").(string)); len(f) != 8 || f[2] != "myself,master" {
+		t.Fatalf("CLUSTER NODES after CLUSTER RESET: %q", f)
+	}
 }
 
 // CLUSTER FAILOVER, TAKEOVER and FORCE: the replica becomes the master of

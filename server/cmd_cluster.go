@@ -178,7 +178,7 @@ func cmdClusterSlots(c *client, args [][]byte) {
 		var reps []*cluster.Node
 		for _, rep := range replicasOf(st, r.n) {
 			// isReplicaAvailable: not failing, and synced once.
-			if rep.Flags&(cluster.FlagFail|cluster.FlagPFail) == 0 && s.clusterNodeOffsetLocked(rep) != 0 {
+			if rep.Flags&cluster.FlagFail == 0 && s.clusterNodeOffsetLocked(rep) != 0 {
 				reps = append(reps, rep)
 			}
 		}
