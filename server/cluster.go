@@ -161,8 +161,12 @@ func (s *Server) clusterVerifyDataLocked() error {
 	return nil
 }
 
-// closeCluster releases nodes.conf (close hook).
+// closeCluster leaves the peer registry and releases nodes.conf (close
+// hook; it takes the engine lock, as a peer's message may be applied
+// meanwhile).
 func (s *Server) closeCluster() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.clusterPeersStop()
 	if s.cluster.lock != nil {
 		s.cluster.lock.Close()
