@@ -239,3 +239,59 @@ func TestClusterFailover(t *testing.T) {
 		})
 	}
 }
+
+// The peer registry converges slot ownership as gossip does: a slot a node
+// gives up stays its owner elsewhere, until another node claims it with a
+// greater config epoch.
+func TestClusterPeersSlotClaims(t *testing.T) {
+	nodes := startEmulatedReplicas(t, 3, 0)
+	c0, c1 := dialAOF(t, nodes[0]), dialAOF(t, nodes[1])
+	id1 := c1.must("CLUSTER", "MYID").(string)
+	owner := func(s *Server, slot int) string {
+		for _, l := range strings.Split(dialAOF(t, s).must("CLUSTER", "NODES").(string), "\n") {
+			f := strings.Fields(l)
+			if len(f) > 8 && slotIn(f[8:], slot) {
+				return f[0]
+			}
+		}
+		return ""
+	}
+	c0.must("CLUSTER", "DELSLOTS", "0")
+	time.Sleep(100 * time.Millisecond)
+	if o := owner(nodes[2], 0); o != c0.must("CLUSTER", "MYID").(string) {
+		t.Fatalf("slot 0 after DELSLOTS on its owner: owned by %q on the third node", o)
+	}
+	// The second node (config epoch 2, the first's is 1) takes the slot.
+	c1.must("CLUSTER", "SETSLOT", "0", "NODE", id1)
+	for i, s := range nodes {
+		waitUntil(t, fmt.Sprintf("node %d to give slot 0 to the second node", i), func() bool { return owner(s, 0) == id1 })
+	}
+	// A claim with a smaller epoch does not win: the first node (epoch
+	// 1) takes a slot of the third's (epoch 3) for itself only.
+	id0, id2 := c0.must("CLUSTER", "MYID").(string), dialAOF(t, nodes[2]).must("CLUSTER", "MYID").(string)
+	c0.must("CLUSTER", "SETSLOT", "10923", "NODE", id0)
+	time.Sleep(200 * time.Millisecond)
+	if o1, o2 := owner(nodes[1], 10923), owner(nodes[2], 10923); o1 != id2 || o2 != id2 || owner(nodes[0], 10923) != id0 {
+		t.Fatalf("slot 10923 after a claim with a smaller epoch: %q, %q", o1, o2)
+	}
+}
+
+func slotIn(fields []string, slot int) bool {
+	for _, f := range fields {
+		lo, hi, isRange := strings.Cut(f, "-")
+		if !isRange {
+			hi = lo
+		}
+		var a, b int
+		if _, err := fmt.Sscan(lo, &a); err != nil {
+			continue
+		}
+		if _, err := fmt.Sscan(hi, &b); err != nil {
+			continue
+		}
+		if slot >= a && slot <= b {
+			return true
+		}
+	}
+	return false
+}
