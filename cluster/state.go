@@ -46,6 +46,10 @@ type Node struct {
 	// Linked says the link to the node is up ("connected"); myself is
 	// always connected.
 	Linked bool
+	// ReplOffset is the replication offset the node last told (Redis's
+	// repl_offset, carried by every cluster bus message); myself's is
+	// not kept here.
+	ReplOffset int64
 
 	numSlots int
 }
@@ -330,3 +334,27 @@ func (st *State) UpdateState(requireFullCoverage bool) {
 
 // OK reports cluster_state:ok as of the last UpdateState.
 func (st *State) OK() bool { return st.ok }
+
+// SetReplicaOf makes n a replica of master (the flag and slaveof parts of
+// clusterSetMaster and of a gossiped role change); n's slots are left to
+// the caller.
+func (st *State) SetReplicaOf(n, master *Node) {
+	n.Flags = n.Flags&^FlagMaster | FlagSlave
+	n.Master = master
+}
+
+// SetAsMaster makes n a master (clusterSetNodeAsMaster).
+func (st *State) SetAsMaster(n *Node) {
+	n.Flags = n.Flags&^FlagSlave | FlagMaster
+	n.Master = nil
+}
+
+// CloseSlots ends every migration and import (clusterCloseAllSlots).
+func (st *State) CloseSlots() {
+	st.migrating = [Slots]*Node{}
+	st.importing = [Slots]*Node{}
+}
+
+// MaxEpoch is the greatest config epoch known, or the current epoch when
+// greater (clusterGetMaxEpoch).
+func (st *State) MaxEpoch() uint64 { return st.maxEpoch() }

@@ -21,6 +21,11 @@ var ourParams = []paramDef{
 	// and the N-1 ports after it, the slots split evenly (cluster mode on
 	// each; see server.EmulatedClusterConfigs). 0 runs one server.
 	intParam("cluster-emulate", "", fHide|fImm, 0, 1000, 0).acted(),
+	// cluster-emulate-replicas R gives each master of an emulated cluster
+	// R replicas, on the N*R ports after the masters' (as redis-cli
+	// --cluster create --cluster-replicas R lays them out); each really
+	// replicates from its master.
+	intParam("cluster-emulate-replicas", "", fHide|fImm, 0, 100, 0).acted(),
 	// load names a fixture: a file of redis-cli-style command lines run at
 	// start, after the AOF or dump.rdb is loaded (server/fixture.go).
 	stringParam("load", "", fImm|fHide, "").

@@ -45,6 +45,7 @@ type clusterMode struct {
 	query nodeQuery
 	// bus is the in-process cluster bus (cluster_peers.go).
 	bus clusterBus
+	mf  manualFailover // CLUSTER FAILOVER (cmd_cluster_failover.go)
 }
 
 // clientCluster is a client's cluster state (Redis's CLIENT_ASKING,
@@ -113,6 +114,7 @@ func (s *Server) clusterInitLocked() error {
 		}
 	}
 	s.refreshMyselfLocked()
+	s.cluster.mf.masterOffset = -1
 	s.clusterChangedLocked()
 	// Port sanity check II: the bus port is port+10000 unless cluster-port
 	// is set (Redis exits with status 1 here, after nodes.conf is saved).
@@ -168,7 +170,8 @@ func (s *Server) clusterVerifyDataLocked() error {
 	return nil
 }
 
-// closeCluster releases nodes.conf (close hook).
+// closeCluster releases nodes.conf (close hook, after closeClusterBus:
+// no bus message is applied any more).
 func (s *Server) closeCluster() {
 	if s.cluster.lock != nil {
 		s.cluster.lock.Close()

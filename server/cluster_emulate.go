@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"fmt"
+	mathrand "math/rand"
 	"net"
 	"os"
 	"path/filepath"
@@ -25,15 +26,25 @@ import (
 // the shared dir, as utils/create-cluster names them). Keys move
 // between nodes with MIGRATE, which talks to the target node over TCP like
 // any client (RESTORE-ASKING on the importing side).
+//
+// With cluster-emulate-replicas R each of the N masters gets R replicas,
+// on the N*R ports after the masters': the replica on port base+N+k
+// replicates the master k mod N, which is how redis-cli --cluster create
+// --cluster-replicas R pairs nodes of one IP (its anti-affinity pass has
+// nothing to improve there). A replica is a replica in every node's
+// nodes.conf and connects to its master's port as REPLICAOF would
+// (clusterCronLocked); its full resync writes its own dump-<port>.rdb.
 
 // EmulatedClusterConfigs returns the configurations of the nodes cfg's
 // cluster-emulate asks for, writing their nodes.conf files when none
 // exists yet. With cluster-emulate 0 it returns cfg alone.
 func EmulatedClusterConfigs(cfg Config) ([]Config, error) {
-	n, _ := strconv.Atoi(cfg.ParamOr("cluster-emulate", "0"))
-	if n <= 0 {
+	masters, _ := strconv.Atoi(cfg.ParamOr("cluster-emulate", "0"))
+	if masters <= 0 {
 		return []Config{cfg}, nil
 	}
+	replicas, _ := strconv.Atoi(cfg.ParamOr("cluster-emulate-replicas", "0"))
+	n := masters * (1 + max(replicas, 0))
 	if cfg.Port == 0 {
 		return nil, errors.New("cluster-emulate needs a port (the first node's)")
 	}
@@ -73,7 +84,7 @@ func EmulatedClusterConfigs(cfg Config) ([]Config, error) {
 		ids[i] = cluster.NewNodeID()
 	}
 	for i := range cfgs {
-		st := emulatedState(ids, cfg.Port, i)
+		st := emulatedState(ids, masters, cfg.Port, i)
 		if err := os.WriteFile(paths[i], st.Config(), 0o644); err != nil {
 			return nil, err
 		}
@@ -89,9 +100,12 @@ func withPort(name string, port int) string {
 }
 
 // emulatedState is node me's view of an emulated cluster of len(ids)
-// masters on consecutive ports from port, with redis-cli --cluster
-// create's split of the slots (clusterManagerCommandCreate).
-func emulatedState(ids []string, port, me int) *cluster.State {
+// nodes on consecutive ports from port, the first masters of them masters
+// with redis-cli --cluster create's split of the slots
+// (clusterManagerCommandCreate), the others their replicas: node i
+// replicates master (i-masters) mod masters. Every node has its own config
+// epoch (redis-cli's CLUSTER SET-CONFIG-EPOCH 1, 2, ...).
+func emulatedState(ids []string, masters, port, me int) *cluster.State {
 	st := cluster.NewState(ids[me], port+me, port+me+10000)
 	nodes := make([]*cluster.Node, len(ids))
 	for i, id := range ids {
@@ -104,12 +118,15 @@ func emulatedState(ids []string, port, me int) *cluster.State {
 		nodes[i].IP = "127.0.0.1"
 		nodes[i].ConfigEpoch = uint64(i + 1)
 	}
+	for i := masters; i < len(nodes); i++ {
+		st.SetReplicaOf(nodes[i], nodes[(i-masters)%masters])
+	}
 	st.CurrentEpoch = uint64(len(ids))
-	per := float64(cluster.Slots) / float64(len(ids))
+	per := float64(cluster.Slots) / float64(masters)
 	first, cursor := 0, 0.0
-	for i, n := range nodes {
+	for i, n := range nodes[:masters] {
 		last := int(cursor + per - 1 + 0.5)
-		if last > cluster.Slots-1 || i == len(nodes)-1 {
+		if last > cluster.Slots-1 || i == masters-1 {
 			last = cluster.Slots - 1
 		}
 		if last < first {
@@ -124,11 +141,13 @@ func emulatedState(ids []string, port, me int) *cluster.State {
 	return st
 }
 
-// StartEmulatedCluster starts the nodes of an emulated cluster of n nodes
-// (the Go side of --cluster-emulate): on cfg.Port and the ports after it,
-// or, with cfg.Port 0, on the first run of n free consecutive ports found.
-// Each node serves in the background; Close each to stop. The nodes'
-// nodes.conf files go to cfg's dir.
+// StartEmulatedCluster starts the nodes of an emulated cluster of n
+// masters (the Go side of --cluster-emulate) and the replicas cfg's
+// cluster-emulate-replicas asks for: on cfg.Port and the ports after it,
+// or, with cfg.Port 0, on the first run of free consecutive ports found.
+// The masters come first in the result. Each node serves in the
+// background; Close each to stop. The nodes' nodes.conf files go to cfg's
+// dir.
 func StartEmulatedCluster(cfg Config, n int) ([]*Server, error) {
 	if n <= 0 {
 		return nil, errors.New("an emulated cluster needs at least one node")
@@ -138,8 +157,9 @@ func StartEmulatedCluster(cfg Config, n int) ([]*Server, error) {
 		cfg.Params = map[string]string{}
 	}
 	cfg.Params["cluster-emulate"] = strconv.Itoa(n)
+	r, _ := strconv.Atoi(cfg.ParamOr("cluster-emulate-replicas", "0"))
 	if cfg.Port == 0 {
-		base, err := freePortRun(n)
+		base, err := FreePortRun(n * (1 + max(r, 0)))
 		if err != nil {
 			return nil, err
 		}
@@ -169,18 +189,18 @@ func StartEmulatedCluster(cfg Config, n int) ([]*Server, error) {
 	return nodes, nil
 }
 
-// freePortRun finds n consecutive ports of 127.0.0.1 free now, the last
-// at most 55535 (a cluster node's bus port is its port+10000).
-func freePortRun(n int) (int, error) {
-	for attempt := 0; attempt < 50; attempt++ {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return 0, err
-		}
-		base := ln.Addr().(*net.TCPAddr).Port
-		ln.Close()
-		ok := base+n-1 <= 65535-10000 // Redis's limit without cluster-port (clusterInit)
-		for p := base + 1; ok && p < base+n; p++ {
+// FreePortRun finds n consecutive ports of 127.0.0.1 free now, below
+// Linux's ephemeral range (32768 up: there the ports after one the kernel
+// hands out are often taken by outgoing connections), so the last is at
+// most 55535 too (a cluster node's bus port is its port+10000).
+func FreePortRun(n int) (int, error) {
+	if n > 12000 {
+		return 0, errors.New("too many nodes for an emulated cluster")
+	}
+	for attempt := 0; attempt < 100; attempt++ {
+		base := 20000 + mathrand.Intn(12001-n)
+		ok := true
+		for p := base; ok && p < base+n; p++ {
 			l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p))
 			if err != nil {
 				ok = false

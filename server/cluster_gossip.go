@@ -9,7 +9,8 @@ import (
 // The rules a node applies to a message of the in-process cluster bus
 // (cluster_peers.go), from cluster.c clusterProcessPacket: epochs, roles,
 // claimed slots (clusterUpdateSlotsConfigWith, UPDATE), config epoch
-// collisions and the gossip section. Everything here runs under the
+// collisions, the gossip section, and the replication offset and PAUSED
+// flag a manual failover waits for. Everything here runs under the
 // receiving node's engine lock only.
 
 // myClaims is what this node's PINGs say about itself.
@@ -114,7 +115,7 @@ func (s *Server) busReceiveLocked(m *busMessage) {
 			return
 		}
 		if n.IsReplica() {
-			s.setNodeAsMasterLocked(n)
+			st.SetAsMaster(n)
 		}
 		n.ConfigEpoch = m.updateEpoch
 		s.updateSlotsConfigWithLocked(n, m.updateEpoch, &m.slots)
@@ -132,10 +133,23 @@ func (s *Server) busReceiveLocked(m *busMessage) {
 		st.CurrentEpoch = m.currentEpoch
 		changed = true
 	}
+	sender.ReplOffset = m.offset
+	if mf := &s.cluster.mf; m.paused && !mf.end.IsZero() && me.IsReplica() && me.Master == sender && mf.masterOffset < 0 {
+		mf.masterOffset = m.offset
+		s.log.Info("Received replication offset for paused master manual failover: " + strconv.FormatInt(m.offset, 10))
+		s.clusterManualFailoverCronLocked()
+	}
+	if m.kind == busMFStart {
+		s.clusterMFStartLocked(sender)
+		if changed {
+			s.cluster.bus.dirty = true
+		}
+		return
+	}
 	// The sender's role.
 	if m.masterID == "" {
 		if sender.IsReplica() || !sender.IsMaster() {
-			s.setNodeAsMasterLocked(sender)
+			st.SetAsMaster(sender)
 			changed = true
 		}
 		if m.configEpoch > sender.ConfigEpoch {
@@ -143,13 +157,14 @@ func (s *Server) busReceiveLocked(m *busMessage) {
 			changed = true
 		}
 	} else {
+		master := st.Lookup(m.masterID)
 		if sender.IsMaster() { // a master turned into a replica
 			st.DelNodeSlots(sender)
-			sender.Flags = sender.Flags&^cluster.FlagMaster | cluster.FlagSlave
+			st.SetReplicaOf(sender, master)
 			changed = true
 		}
-		if master := st.Lookup(m.masterID); master != nil && sender.Master != master {
-			sender.Master = master
+		if master != nil && sender.Master != master {
+			st.SetReplicaOf(sender, master)
 			changed = true
 		}
 	}
@@ -212,18 +227,12 @@ func (s *Server) busAfterReceiveLocked(before myClaims, known int, changed bool)
 	}
 }
 
-// setNodeAsMasterLocked is clusterSetNodeAsMaster for another node.
-func (s *Server) setNodeAsMasterLocked(n *cluster.Node) {
-	n.Flags = n.Flags&^cluster.FlagSlave | cluster.FlagMaster
-	n.Master = nil
-}
-
 // updateSlotsConfigWithLocked is clusterUpdateSlotsConfigWith: each slot
 // of slots goes to sender when it is unassigned or its owner's config
 // epoch is below epoch, unless this node imports it. A master left without
 // slots by the change follows the sender as its replica (with
 // cluster-allow-replica-migration, or when the sender took all of them);
-// otherwise keys of slots this node lost are deleted.
+// otherwise keys of slots this node lost are deleted (propagated as DEL).
 func (s *Server) updateSlotsConfigWithLocked(sender *cluster.Node, epoch uint64, slots *slotBitmap) {
 	st := s.cluster.st
 	me := st.Myself
@@ -238,7 +247,6 @@ func (s *Server) updateSlotsConfigWithLocked(sender *cluster.Node, epoch uint64,
 	var newMaster *cluster.Node
 	var dirty []int
 	senderSlots, migrated := 0, 0
-	d := s.ks.DB(0)
 	for j := 0; j < cluster.Slots; j++ {
 		if !slots.has(j) {
 			continue
@@ -251,7 +259,7 @@ func (s *Server) updateSlotsConfigWithLocked(sender *cluster.Node, epoch uint64,
 		if o != nil && o.ConfigEpoch >= epoch {
 			continue
 		}
-		if o == me && d.CountKeysInSlot(j) > 0 {
+		if o == me && s.ks.DB(0).CountKeysInSlot(j) > 0 {
 			dirty = append(dirty, j)
 		}
 		if o == cur {
@@ -268,13 +276,21 @@ func (s *Server) updateSlotsConfigWithLocked(sender *cluster.Node, epoch uint64,
 	case newMaster != nil && cur.NumSlots() == 0 &&
 		(paramOr(&s.cfg, "cluster-allow-replica-migration", "yes") == "yes" || senderSlots == migrated):
 		s.log.Warn("Configuration change detected. Reconfiguring myself as a replica of " + sender.ID)
-		me.Flags = me.Flags&^cluster.FlagMaster | cluster.FlagSlave
-		me.Master = sender
-	case len(dirty) > 0:
+		s.clusterSetMasterLocked(sender)
+	default:
 		for _, j := range dirty {
-			for _, k := range d.KeysInSlot(nil, j, d.CountKeysInSlot(j)) {
-				d.Delete([]byte(k))
-			}
+			s.clusterDelKeysInSlotLocked(j)
+		}
+	}
+}
+
+// clusterDelKeysInSlotLocked deletes the keys of a slot this node lost
+// (delKeysInSlot): each through db's Delete, propagated as DEL.
+func (s *Server) clusterDelKeysInSlotLocked(slot int) {
+	d := s.ks.DB(0)
+	for _, k := range d.KeysInSlot(nil, slot, d.CountKeysInSlot(slot)) {
+		if d.Delete([]byte(k)) {
+			s.propagateLocked(d, []byte("DEL"), []byte(k))
 		}
 	}
 }

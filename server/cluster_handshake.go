@@ -41,11 +41,12 @@ func (s *Server) blacklistedLocked(id string) bool {
 	return ok
 }
 
-// clusterCronLocked is the bus's part of clusterCron (cron hook): the
-// registration, the MEET of handshake nodes whose address has a node of
-// this process, the end of handshakes older than the node timeout (at
-// least a second), expired blacklist entries, and once a second a PING to
-// a random known node.
+// clusterCronLocked is clusterCron (cron hook): the registration, the
+// MEET of handshake nodes whose address has a node of this process, the
+// end of handshakes older than the node timeout (at least a second),
+// expired blacklist entries, once a second a PING to a random known node,
+// a broadcast when the replication offset moved, and the replica's part
+// (clusterReplicaCronLocked: the master link, the manual failover).
 func (s *Server) clusterCronLocked() {
 	if !s.cluster.on {
 		return
@@ -90,6 +91,10 @@ func (s *Server) clusterCronLocked() {
 			s.busPingLocked(n)
 		}
 	}
+	if s.clusterMyOffsetLocked() != b.offSent {
+		s.clusterBroadcast()
+	}
+	s.clusterReplicaCronLocked()
 }
 
 // busMeetLocked sends MEET to the address of handshake node n when a node

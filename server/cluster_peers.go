@@ -27,9 +27,16 @@ import (
 //     every PING is answered with a PONG.
 //   - UPDATE to a node that claims slots whose owner has a greater config
 //     epoch (clusterSendUpdate).
+//   - MFSTART from a replica to its master for CLUSTER FAILOVER
+//     (cmd_cluster_failover.go); the master answers with a PING whose
+//     PAUSED flag says it paused writes, its offset the one to reach.
 //
-// Every message carries the sender's claims and its list of known nodes
-// (the gossip section). The receiver applies Redis's rules: the current
+// Every message carries the sender's claims (slots, epochs, role and
+// master), its replication offset (what CLUSTER SLOTS and SHARDS report
+// for it), whether it is a master paused for a manual failover, and its
+// list of known nodes (the gossip section). A node whose replication
+// offset moved since its last broadcast broadcasts again from its cron, as
+// Redis's pings carry the offset to every node. The receiver applies Redis's rules: the current
 // epoch and the sender's config epoch only grow, claimed slots go to the
 // sender when it has a greater config epoch than their owner
 // (clusterUpdateSlotsConfigWith), two masters with the same config epoch
@@ -71,6 +78,7 @@ type clusterBus struct {
 	shakes    map[*cluster.Node]*handshake // nodes in the handshake state
 	blacklist map[string]int64             // FORGET: node ID -> end, unix seconds
 	nextPing  time.Time                    // clusterCron's ping of a random node
+	offSent   int64                        // the replication offset of the last broadcast
 	dirty     bool                         // a received message changed the state (busApplyBatchLocked)
 }
 
@@ -88,6 +96,7 @@ const (
 	busPing
 	busPong
 	busUpdate
+	busMFStart
 )
 
 // busNode is a node as a message describes it (a gossip entry).
@@ -112,6 +121,8 @@ type busMessage struct {
 	currentEpoch uint64
 	configEpoch  uint64 // of the sender, or of its master for a replica
 	slots        slotBitmap
+	offset       int64 // the sender's replication offset (clusterMsg.offset)
+	paused       bool  // CLUSTERMSG_FLAG0_PAUSED: a master paused for a manual failover
 	gossip       []busNode
 	meetIP       string // MEET: the receiver's address the sender used
 	shakeID      string // MEET and its PONG: the sender's handshake node
@@ -319,7 +330,8 @@ func (s *Server) busApplyBatchLocked() int {
 func (s *Server) busMessageLocked(kind busKind) *busMessage {
 	st := s.cluster.st
 	me := st.Myself
-	m := &busMessage{kind: kind, src: s, from: busNodeOf(me), ip: me.IP, currentEpoch: st.CurrentEpoch, configEpoch: me.ConfigEpoch}
+	m := &busMessage{kind: kind, src: s, from: busNodeOf(me), ip: me.IP, currentEpoch: st.CurrentEpoch, configEpoch: me.ConfigEpoch,
+		offset: s.clusterMyOffsetLocked(), paused: me.IsMaster() && !s.cluster.mf.end.IsZero()}
 	claims := me
 	if me.IsReplica() && me.Master != nil {
 		m.masterID = me.Master.ID
@@ -342,7 +354,8 @@ func busNodeOf(n *cluster.Node) busNode {
 // clusterBroadcast tells every other known node of this process what this
 // node claims: call it, with the engine lock held, after any change of
 // this node's own slots, config epoch or role (and of the nodes it
-// knows). It takes a snapshot now and sends it as a PING to each peer's
+// knows), and from the cron when its replication offset moved. It takes
+// a snapshot now and sends it as a PING to each peer's
 // inbox; each peer applies it later under its own engine lock and answers
 // with a PONG (so this node learns the peers' views too). Nodes in the
 // handshake state and nodes outside this process are skipped.
@@ -352,6 +365,7 @@ func (s *Server) clusterBroadcast() {
 	}
 	s.busRegisterLocked()
 	st := s.cluster.st
+	s.cluster.bus.offSent = s.clusterMyOffsetLocked()
 	var m *busMessage
 	for _, n := range st.Nodes() {
 		if n == st.Myself || n.Flags&cluster.FlagHandshake != 0 {
@@ -369,10 +383,39 @@ func (s *Server) clusterBroadcast() {
 }
 
 // busPingLocked sends a PING to node n, if it is of this process.
-func (s *Server) busPingLocked(n *cluster.Node) {
-	if to := busLookup(n.IP, n.CPort); to != nil && to != s {
-		m := s.busMessageLocked(busPing)
-		m.pinged = n.ID
-		busSend(to, m)
+func (s *Server) busPingLocked(n *cluster.Node) { s.busSendToLocked(n, busPing) }
+
+// busSendToLocked sends a message of kind to node n, if it is of this
+// process, and reports whether it could.
+func (s *Server) busSendToLocked(n *cluster.Node, kind busKind) bool {
+	to := busLookup(n.IP, n.CPort)
+	if to == nil || to == s {
+		return false
 	}
+	m := s.busMessageLocked(kind)
+	m.pinged = n.ID
+	busSend(to, m)
+	return true
+}
+
+// clusterMyOffsetLocked is the replication offset this node's messages
+// carry: replicationGetSlaveOffset on a replica, master_repl_offset on a
+// master.
+func (s *Server) clusterMyOffsetLocked() int64 {
+	if l := s.repl.link; l != nil {
+		if l.client != nil {
+			return l.offset
+		}
+		return l.cachedOff
+	}
+	return s.repl.offset
+}
+
+// clusterNodeOffsetLocked is the replication offset known for n: myself's
+// own, another node's as its last message told.
+func (s *Server) clusterNodeOffsetLocked(n *cluster.Node) int64 {
+	if n == s.cluster.st.Myself {
+		return s.clusterMyOffsetLocked()
+	}
+	return n.ReplOffset
 }

@@ -10,10 +10,9 @@ import (
 // The CLUSTER command family and READONLY / READWRITE / ASKING (Redis 7.0
 // cluster.c clusterCommand). Without cluster mode every one of them
 // replies "ERR This instance has cluster support disabled", as Redis does.
-// Not offered, as they need the cluster bus (the unknown-subcommand error):
-// REPLICATE, FAILOVER. The subcommands that change the topology are in
-// cmd_cluster_slots.go, MEET in cmd_cluster_meet.go.
-var clusterCommands = []commandDef{
+// The subcommands that change the slots are in cmd_cluster_slots.go, MEET
+// in cmd_cluster_meet.go, REPLICATE and FAILOVER in cmd_cluster_failover.go.
+var clusterCommands = append([]commandDef{
 	{"cluster|help", clusterOnly(cmdHelp)},
 	{"cluster|info", clusterOnly(cmdClusterInfo)},
 	{"cluster|myid", clusterOnly(cmdClusterMyID)},
@@ -42,7 +41,7 @@ var clusterCommands = []commandDef{
 	{"readonly", clusterOnly(cmdReadonly)},
 	{"readwrite", clusterOnly(cmdReadwrite)},
 	{"asking", clusterOnly(cmdAsking)},
-}
+}, clusterFailoverCommands...)
 
 var (
 	errClusterDisabled = protocol.Error("ERR This instance has cluster support disabled")
@@ -178,7 +177,8 @@ func cmdClusterSlots(c *client, args [][]byte) {
 	for _, r := range runs {
 		var reps []*cluster.Node
 		for _, rep := range replicasOf(st, r.n) {
-			if rep.Flags&cluster.FlagFail == 0 {
+			// isReplicaAvailable: not failing, and synced once.
+			if rep.Flags&cluster.FlagFail == 0 && s.clusterNodeOffsetLocked(rep) != 0 {
 				reps = append(reps, rep)
 			}
 		}
@@ -242,10 +242,13 @@ func (s *Server) writeShardNode(c *client, n *cluster.Node) {
 		c.w.BulkString("hostname")
 		c.w.BulkString(n.Hostname)
 	}
+	off := s.clusterNodeOffsetLocked(n)
 	role, health := "master", "online"
 	if n.IsReplica() {
 		role = "replica"
-		health = "loading" // replication offset 0: no replication here
+		if off == 0 {
+			health = "loading"
+		}
 	}
 	if n.Flags&cluster.FlagFail != 0 {
 		health = "fail"
@@ -253,7 +256,7 @@ func (s *Server) writeShardNode(c *client, n *cluster.Node) {
 	c.w.BulkString("role")
 	c.w.BulkString(role)
 	c.w.BulkString("replication-offset")
-	c.w.Int(0)
+	c.w.Int(off)
 	c.w.BulkString("health")
 	c.w.BulkString(health)
 }

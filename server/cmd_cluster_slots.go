@@ -240,7 +240,15 @@ func cmdClusterReset(c *client, args [][]byte) {
 		return
 	}
 	s.removeShardChannelsLocked(s.servesLocked)
+	wasReplica := st.Myself.IsReplica()
 	st.Reset(hard, cluster.NewNodeID())
+	if wasReplica {
+		// clusterReset: a replica becomes a master and empties its data.
+		if s.repl.link != nil {
+			s.replUnsetMasterLocked()
+		}
+		s.ks.FlushAll()
+	}
 	s.clusterChangedLocked()
 	c.w.OK()
 }

@@ -82,6 +82,10 @@ func (c *client) isMaster() bool { return c.link != nil }
 
 func cmdReplicaOf(c *client, args [][]byte) {
 	s := c.srv
+	if s.cluster.on {
+		c.fail(protocol.Error("ERR REPLICAOF not allowed in cluster mode."))
+		return
+	}
 	if bytes.EqualFold(args[1], []byte("no")) && bytes.EqualFold(args[2], []byte("one")) {
 		if s.repl.link != nil {
 			s.replUnsetMasterLocked()

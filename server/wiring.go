@@ -311,7 +311,7 @@ func (s *Server) wire() {
 		(*Server).pauseCronLocked,       // ops.go: end of CLIENT PAUSE
 		(*Server).migrateCronLocked,     // cmd_migrate.go: idle MIGRATE connections
 		(*Server).replCronLocked,        // repl_feed.go: replicationCron, pending diskless snapshots
-		(*Server).clusterCronLocked,     // cluster_handshake.go: clusterCron's handshakes and pings (in-process bus)
+		(*Server).clusterCronLocked,     // cluster_handshake.go: clusterCron (handshakes, pings, master link, manual failover)
 	)
 
 	// prepareForShutdown: flush and fsync the AOF.

@@ -3,7 +3,6 @@ package test
 import (
 	"context"
 	"fmt"
-	"math/rand"
 	"net"
 	"os/exec"
 	"strconv"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/miniwatchd/miniwatchd/cluster"
+	"github.com/miniwatchd/miniwatchd/server"
 	goredis "github.com/redis/go-redis/v9"
 )
 
@@ -30,11 +30,9 @@ func startEmulated(t *testing.T, n int) []string {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	for attempt := 0; attempt < 50; attempt++ {
-		// Below the ephemeral ports, and at most 55535 (Redis's limit
-		// for a cluster node without cluster-port).
-		base := 20000 + rand.Intn(12000)
-		if !portsFree(base, n) {
+	for attempt := 0; attempt < 20; attempt++ {
+		base, ok := portRun(n)
+		if !ok {
 			continue
 		}
 		p, err := launch(ours, bin, "", base, []string{"--cluster-emulate", strconv.Itoa(n), "--dir", dir})
@@ -51,6 +49,13 @@ func startEmulated(t *testing.T, n int) []string {
 	}
 	t.Fatal("no run of free ports for the emulated cluster")
 	return nil
+}
+
+// portRun picks n consecutive ports free now, as the Go side of an
+// emulated cluster does (server.FreePortRun).
+func portRun(n int) (int, bool) {
+	base, err := server.FreePortRun(n)
+	return base, err == nil
 }
 
 // portsFree reports whether the n ports from first can be bound now.
