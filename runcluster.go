@@ -16,15 +16,16 @@ import (
 // test's process (server.StartEmulatedCluster, the Go side of
 // --cluster-emulate), owned by one test. RunCluster starts it.
 //
-// Every node is a master with its own keyspace on 127.0.0.1, on
-// consecutive ports, and the 16384 slots are split between them as
-// redis-cli --cluster create splits them (node 0 from slot 0 up). The
-// nodes know each other from the start (their nodes-<port>.conf files in
-// the test's t.TempDir()); there is no cluster bus, so a slot change sent
-// to one node only (CLUSTER SETSLOT) reaches no other: send it to every
-// master, as redis-cli --cluster reshard does. Keys move between nodes
-// with MIGRATE, which the nodes serve as Redis does (ASK during a
-// migration, MOVED after it).
+// Every node has its own keyspace on 127.0.0.1, on consecutive ports: the
+// masters first, then the replicas the Replicas option asks for. The 16384
+// slots are split between the masters as redis-cli --cluster create
+// splits them (node 0 from slot 0 up). The nodes know each other from the
+// start (their nodes-<port>.conf files in the test's t.TempDir()) and
+// gossip over the in-process cluster bus, so a slot change sent to one
+// node (CLUSTER SETSLOT ... NODE, ADDSLOTS) reaches the others by Redis's
+// rules (the greater config epoch wins). Keys move between nodes with
+// MIGRATE, which the nodes serve as Redis does (ASK during a migration,
+// MOVED after it).
 //
 // The nodes share one clock: FastForward, SetTime, and DEBUG CLOCK sent
 // to any node move the time of all of them. An EmulatedCluster is safe for
@@ -34,6 +35,15 @@ type EmulatedCluster struct {
 	nodes []*Server
 	clock *expire.Clock
 }
+
+// Replicas gives each master of RunCluster's cluster r replicas
+// (cluster-emulate-replicas r), on the n*r ports after the masters': the
+// replica Node(n+k) replicates master Node(k mod n), as redis-cli
+// --cluster create --cluster-replicas r pairs the nodes of one host. Each
+// replica replicates from its master over TCP (with Password, it
+// authenticates as masterauth), serves reads to a READONLY client, and
+// takes over its master's slots on CLUSTER FAILOVER.
+func Replicas(r int) Option { return Config("cluster-emulate-replicas", strconv.Itoa(r)) }
 
 // RunCluster starts an emulated cluster of n master nodes (n >= 1) on a
 // run of free consecutive loopback ports, with their files in
@@ -53,6 +63,9 @@ func RunCluster(t testing.TB, n int, opts ...Option) *EmulatedCluster {
 	o, err := runOptions(t, append([]Option{Config("cluster-announce-ip", "127.0.0.1")}, opts...))
 	if err != nil {
 		t.Fatalf("miniwatchd.RunCluster: %v", err)
+	}
+	if o.cfg.RequirePass != "" && o.cfg.ParamOr("masterauth", "") == "" {
+		Config("masterauth", o.cfg.RequirePass)(&o) // replicas authenticate to their masters
 	}
 	c := &EmulatedCluster{t: t, clock: expire.NewClock()}
 	o.cfg.Clock = c.clock
@@ -101,12 +114,8 @@ func (c *EmulatedCluster) Addrs() []string {
 	return addrs
 }
 
-// Nodes returns every node, in port order. The slice is the caller's.
-//
-// (Replicas: an option setting cluster-emulate-replicas would have
-// StartEmulatedCluster start them after the masters; RunCluster keeps
-// every node StartEmulatedCluster returns, in its order, each with the
-// configuration EmulatedClusterConfigs gives it.)
+// Nodes returns every node, in port order: the masters, then the
+// replicas (Replicas). The slice is the caller's.
 func (c *EmulatedCluster) Nodes() []*Server { return append([]*Server(nil), c.nodes...) }
 
 // Node returns node i (0 <= i < len(Nodes())), the node on the i-th port

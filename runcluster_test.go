@@ -196,3 +196,74 @@ func TestRunClusterRueidis(t *testing.T) {
 		}
 	}
 }
+
+// Replicas: each master gets its replicas after the masters, with the
+// password of Password as masterauth; a go-redis ClusterClient with
+// ReadOnly reads a write back from the replica, and CLUSTER FAILOVER on
+// the replica makes it the master of the slots for every node.
+func TestRunClusterReplicas(t *testing.T) {
+	c := miniwatchd.RunCluster(t, 3, miniwatchd.Replicas(1), miniwatchd.Password("pw"))
+	nodes := c.Nodes()
+	if len(nodes) != 6 {
+		t.Fatalf("%d nodes, want 6", len(nodes))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	master := c.NodeFor("foo") // slot 12182: the third master
+	if master != nodes[2] {
+		t.Fatalf("foo on port %d, want the third master (%d)", master.Port(), nodes[2].Port())
+	}
+	replica := nodes[5]
+	rdb := redis.NewClusterClient(&redis.ClusterOptions{Addrs: c.Addrs(), Password: "pw"})
+	defer rdb.Close()
+	if err := rdb.Set(ctx, "foo", "bar", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	direct := redis.NewClient(&redis.Options{Addr: replica.Addr(), Password: "pw"})
+	defer direct.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		role, err := direct.Do(ctx, "ROLE").Slice()
+		if err == nil && len(role) > 3 && role[0] == "slave" && role[3] == "connected" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("replica ROLE: %v, %v", role, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	ro := redis.NewClient(&redis.Options{Addr: replica.Addr(), Password: "pw", OnConnect: func(ctx context.Context, cn *redis.Conn) error {
+		return cn.ReadOnly(ctx).Err()
+	}})
+	defer ro.Close()
+	for v := ""; v != "bar"; {
+		v, _ = ro.Get(ctx, "foo").Result()
+		if time.Now().After(deadline) {
+			t.Fatalf("GET foo on the READONLY replica: %q", v)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := direct.Do(ctx, "CLUSTER", "FAILOVER").Err(); err != nil {
+		t.Fatal(err)
+	}
+	deadline = time.Now().Add(10 * time.Second)
+	for c.NodeFor("foo") != replica {
+		if time.Now().After(deadline) {
+			t.Fatal("the replica did not take over foo's slot")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	for {
+		role, _ := nodes[2].Do("ROLE")
+		if r, _ := role.([]any); len(r) > 0 && r[0] == "slave" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("old master ROLE: %v", role)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if v, err := rdb.Get(ctx, "foo").Result(); err != nil || v != "bar" {
+		t.Fatalf("GET foo after the failover: %q, %v", v, err)
+	}
+}
