@@ -15,19 +15,7 @@ import (
 
 func startBusCluster(t *testing.T, n int) []*Server {
 	t.Helper()
-	cfg := DefaultConfig()
-	cfg.Port = 0
-	cfg.Dir = t.TempDir()
-	nodes, err := StartEmulatedCluster(cfg, n)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		for _, s := range nodes {
-			s.Close()
-		}
-	})
-	return nodes
+	return startEmulatedReplicas(t, n, 0)
 }
 
 // busView is a node's CLUSTER NODES without its own "myself" flag, the

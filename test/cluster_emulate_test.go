@@ -25,18 +25,32 @@ import (
 // nodes' addresses.
 func startEmulated(t *testing.T, n int) []string {
 	t.Helper()
+	return launchEmulated(t, n, 0)
+}
+
+// launchEmulated starts miniwatchd with --cluster-emulate masters,
+// --cluster-emulate-replicas r and the extra arguments, and returns the
+// addresses of its masters*(1+r) nodes once each says cluster_state:ok.
+func launchEmulated(t *testing.T, masters, r int, extra ...string) []string {
+	t.Helper()
 	bin, err := ourBinary()
 	if err != nil {
 		t.Fatal(err)
 	}
+	n := masters * (1 + r)
 	dir := t.TempDir()
+	args := append([]string{"--cluster-emulate", strconv.Itoa(masters), "--dir", dir}, extra...)
+	if r > 0 {
+		args = append(args, "--cluster-emulate-replicas", strconv.Itoa(r))
+	}
 	for attempt := 0; attempt < 20; attempt++ {
 		base, ok := portRun(n)
 		if !ok {
 			continue
 		}
-		p, err := launch(ours, bin, "", base, []string{"--cluster-emulate", strconv.Itoa(n), "--dir", dir})
+		p, err := launch(ours, bin, "", base, args)
 		if err != nil {
+			t.Logf("attempt %d: %v", attempt, err)
 			continue
 		}
 		t.Cleanup(p.stop)

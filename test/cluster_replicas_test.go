@@ -3,7 +3,6 @@ package test
 import (
 	"context"
 	"fmt"
-	"net"
 	"os/exec"
 	"sort"
 	"strconv"
@@ -34,35 +33,10 @@ type replicaCluster struct {
 // --cluster-emulate-replicas r (full resyncs without delay).
 func startEmulatedReplicas(t *testing.T, masters, r int) replicaCluster {
 	t.Helper()
-	bin, err := ourBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := masters * (1 + r)
-	dir := t.TempDir()
-	for attempt := 0; attempt < 20; attempt++ {
-		base, ok := portRun(n)
-		if !ok {
-			continue
-		}
-		p, err := launch(ours, bin, "", base, []string{"--cluster-emulate", strconv.Itoa(masters),
-			"--cluster-emulate-replicas", strconv.Itoa(r), "--repl-diskless-sync-delay", "0", "--dir", dir})
-		if err != nil {
-			t.Logf("attempt %d: %v", attempt, err)
-			continue
-		}
-		t.Cleanup(p.stop)
-		addrs := make([]string, n)
-		for i := range addrs {
-			addrs[i] = net.JoinHostPort("127.0.0.1", strconv.Itoa(base+i))
-			waitClusterOK(t, addrs[i])
-		}
-		rc := replicaCluster{addrs: addrs, masters: masters}
-		rc.waitLinks(t)
-		return rc
-	}
-	t.Fatal("no run of free ports for the emulated cluster")
-	return replicaCluster{}
+	addrs := launchEmulated(t, masters, r, "--repl-diskless-sync-delay", "0")
+	rc := replicaCluster{addrs: addrs, masters: masters}
+	rc.waitLinks(t)
+	return rc
 }
 
 // startRedisReplicas starts masters*(1+r) redis-server nodes and joins
