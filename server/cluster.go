@@ -30,7 +30,8 @@ import (
 // RESET leaves it owning none, as in Redis. The cluster bus reaches only
 // the cluster nodes of this process (cluster_peers.go): they gossip and
 // MEET each other; a node in another process is known only from
-// nodes.conf. REPLICATE and FAILOVER are not offered.
+// nodes.conf. REPLICATE and FAILOVER (cmd_cluster_failover.go) use the
+// bus between a replica and its master, so both must be of this process.
 //
 // Locking: every field is guarded by the engine lock; on is set once, in
 // New, and read without it by processCommand's one guarded branch.
