@@ -42,7 +42,9 @@ type EmulatedCluster struct {
 // --cluster create --cluster-replicas r pairs the nodes of one host. Each
 // replica replicates from its master over TCP (with Password, it
 // authenticates as masterauth), serves reads to a READONLY client, and
-// takes over its master's slots on CLUSTER FAILOVER.
+// takes over its master's slots on CLUSTER FAILOVER. A replica's first
+// full resync waits repl-diskless-sync-delay (5 seconds by default, as in
+// Redis); Config("repl-diskless-sync-delay", "0") has them sync at once.
 func Replicas(r int) Option { return Config("cluster-emulate-replicas", strconv.Itoa(r)) }
 
 // RunCluster starts an emulated cluster of n master nodes (n >= 1) on a

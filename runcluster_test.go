@@ -198,11 +198,11 @@ func TestRunClusterRueidis(t *testing.T) {
 }
 
 // Replicas: each master gets its replicas after the masters, with the
-// password of Password as masterauth; a go-redis ClusterClient with
+// password of Password as masterauth (full resyncs without delay); a go-redis ClusterClient with
 // ReadOnly reads a write back from the replica, and CLUSTER FAILOVER on
 // the replica makes it the master of the slots for every node.
 func TestRunClusterReplicas(t *testing.T) {
-	c := miniwatchd.RunCluster(t, 3, miniwatchd.Replicas(1), miniwatchd.Password("pw"))
+	c := miniwatchd.RunCluster(t, 3, miniwatchd.Replicas(1), miniwatchd.Password("pw"), miniwatchd.Config("repl-diskless-sync-delay", "0"))
 	nodes := c.Nodes()
 	if len(nodes) != 6 {
 		t.Fatalf("%d nodes, want 6", len(nodes))
