@@ -9,7 +9,8 @@
 #                 adds about a minute to a full run)
 #   --rounds N    rounds of every throughput and contention workload
 #   --only GROUPS comma list of: P1, P16, EVALSHA, BITSORT, HLLGEO, WATCH,
-#                 MEMORY, STREAM, RDB, CONTEND, EFFIC, CONNS (default all)
+#                 MEMORY, STREAM, RDB, CONTEND, EFFIC, CONNS, STARTUP
+#                 (default all)
 #   --out DIR     where the raw results go (default: a new /tmp/miniwatchd-targets.*)
 #
 # What it does: builds miniwatchd and watchbench from this checkout, starts
@@ -54,13 +55,17 @@
 #     SET -P 1 (redis-benchmark -c 50) beside them     >= 1.0x; then
 #     CONNS_N fresh connections, CONNS_WORKERS (8) at a time, each connect,
 #     PING, PONG, close (connbench -mode acceptping): connections/s >= 1.0x
+#   STARTUP: process start to first PONG (cmd/startbench -mode process,
+#     median of STARTUP_RUNS (9) starts per round)     <= 1.0x; the Go
+#     embedding API's start to first PONG (startbench -mode embed) <= 5 ms
 #
 # Exit status: 0 no FAIL, 1 at least one FAIL, 2 setup error.
 # Environment: REDIS_SERVER (redis-server), PORT_MW, PORT_REDIS (free ports),
 #   CLIENTS (50), KEYSPACE (100000), MEM_KEYS (1000000), WATCH_CLIENTS ("1 8 32 128"),
 #   N_P1 / N_P16 (requests per run), WATCH_DUR (watchbench run length),
 #   N_EFFIC (requests per EFFIC run), CONNS_N (10000), CONNS_WORKERS (8),
-#   CONNS_SETTLE (seconds between the idle clients' READY and the RSS reading).
+#   CONNS_SETTLE (seconds between the idle clients' READY and the RSS reading),
+#   STARTUP_RUNS (starts per STARTUP round).
 # Only processes this script started are stopped, by PID.
 set -euo pipefail
 
@@ -68,9 +73,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 QUICK=0
 ROUNDS=
-ONLY=P1,P16,EVALSHA,BITSORT,HLLGEO,WATCH,MEMORY,STREAM,RDB,CONTEND,EFFIC,CONNS
-# (STARTUP, the start-up time rows, belong to another change: add STARTUP to
-# ONLY here and its group where the "STARTUP group" comment below says.)
+ONLY=P1,P16,EVALSHA,BITSORT,HLLGEO,WATCH,MEMORY,STREAM,RDB,CONTEND,EFFIC,CONNS,STARTUP
 OUT=
 while (($#)); do
 	case $1 in
@@ -97,6 +100,7 @@ WATCH_CLIENTS=${WATCH_CLIENTS:-1 8 32 128}
 CONNS_N=${CONNS_N:-10000}
 CONNS_WORKERS=${CONNS_WORKERS:-8}
 CONNS_SETTLE=${CONNS_SETTLE:-12}
+STARTUP_RUNS=${STARTUP_RUNS:-9}
 SCRIPT="return redis.call('INCR', KEYS[1])"
 OUT=${OUT:-$(mktemp -d /tmp/miniwatchd-targets.XXXXXX)}
 mkdir -p "$OUT/logs"
@@ -493,6 +497,32 @@ conns_run() {
 	stop_server "$side"
 }
 
+# startup_run SIDE ID ROUND: STARTUP_RUNS starts of a server process to its
+# first PONG (cmd/startbench -mode process; median wall time in us), or,
+# for STARTUP/EMBED on the mw side, the Go embedding API's start to its
+# first PONG (startbench -mode embed), judged against a 5 ms bar written as
+# the redis side's value. Appends to RUNS; the cpu column is the median CPU
+# time of the process's threads up to its first PONG, in us.
+startup_run() {
+	local side=$1 id=$2 r=$3 out med cpu status=ok
+	out=$OUT/logs/startup-${id//\//-}-$side-$r.txt
+	if [[ $id == STARTUP/EMBED ]]; then
+		if [[ $side == redis ]]; then
+			printf '%s\tredis\t%s\t5000\t-\t-\t-\t-\tok\n' "$id" "$r" >>"$RUNS"
+			return
+		fi
+		"$BIN/startbench" -mode embed -runs "$STARTUP_RUNS" >"$out" 2>&1 || status=err
+	else
+		local exe=$BIN/miniwatchd
+		[[ $side == redis ]] && exe=$(command -v "$REDIS_SERVER")
+		"$BIN/startbench" -mode process -server "$exe" -runs "$STARTUP_RUNS" >"$out" 2>&1 || status=err
+	fi
+	med=$(result_field "$out" median_us) cpu=$(result_field "$out" cpu_us)
+	[[ -n $med ]] || status=err
+	printf '%s\t%s\t%s\t%s\t-\t-\t%s\t-\t%s\n' "$id" "$side" "$r" "${med:-0}" "${cpu:--}" "$status" >>"$RUNS"
+	say "round $r $id ${LABEL[$side]}: start to first PONG ${med:-?} us (median of $STARTUP_RUNS), cpu ${cpu:-?} us${status/ok/}"
+}
+
 # stream_mem_run SIDE: fresh server, MEM_KEYS XADDs into one stream, bytes of RSS per entry
 stream_mem_run() {
 	local side=$1 r0 r1 n
@@ -563,9 +593,10 @@ rdb_run() {
 # ------------------------------------------------------------------ main
 BIN=$OUT/bin
 mkdir -p "$BIN"
-say "building miniwatchd, watchbench, streambench and connbench into $BIN"
+say "building miniwatchd, watchbench, streambench, connbench and startbench into $BIN"
 (cd "$ROOT" && go build -o "$BIN/miniwatchd" ./cmd/miniwatchd && go build -o "$BIN/watchbench" ./cmd/watchbench &&
-	go build -o "$BIN/streambench" ./cmd/streambench && go build -o "$BIN/connbench" ./cmd/connbench) ||
+	go build -o "$BIN/streambench" ./cmd/streambench && go build -o "$BIN/connbench" ./cmd/connbench &&
+	go build -o "$BIN/startbench" ./cmd/startbench) ||
 	fatal "go build failed"
 
 PORT[mw]=${PORT_MW:-$(free_port)} || fatal "no free port"
@@ -669,7 +700,13 @@ if wants EFFIC; then
 	target EFFIC/WATCH/c1 "cpu/commit WATCH c=1" le 1.0
 	EFFIC_WATCH=(EFFIC/WATCH/c1)
 fi
-# (STARTUP group: the start-up time rows of another change go here.)
+# STARTUP (issue #25): process start to first PONG, and the embedding API's
+STARTUP_IDS=()
+if wants STARTUP; then
+	target STARTUP/PROCESS "start to first PONG" le 1.0
+	target STARTUP/EMBED "embedded start (vs 5 ms)" le 1.0
+	STARTUP_IDS=(STARTUP/PROCESS STARTUP/EMBED)
+fi
 
 say "throughput: ${#IDS[@]} workloads x $ROUNDS rounds x 2 servers"
 each_round bench_run "${IDS[@]}"
@@ -697,6 +734,10 @@ if ((${#EFFIC_WATCH[@]} + ${#EFFIC_IDS[@]})); then
 	each_round watch_run "${EFFIC_WATCH[@]}"
 fi
 stop_servers
+if ((${#STARTUP_IDS[@]})); then
+	say "start-up: $STARTUP_RUNS starts of each server to its first PONG, and of the embedding API x $ROUNDS rounds"
+	each_round startup_run "${STARTUP_IDS[@]}"
+fi
 
 if wants CONNS; then # connections (issue #25)
 	target CONNS/RSS "RSS/conn, $CONNS_N idle" le 1.5
@@ -787,7 +828,7 @@ END {
 		if (id in skip || !(id in seen)) continue
 		q = L[id, "ratio"]
 		unit = id == "MEMORY" ? "B/key" : id == "XMEMORY" ? "B/entry" : id ~ /^XGROUP/ ? "loops/s" : id ~ /^RDB(SAVE|LOAD)$/ ? "s" : id == "RDBRSS" ? "ratio" : \
-			id == "CONNS/RSS" ? "B/conn" : id == "CONNS/ACCEPT" ? "conns/s" : id ~ /^EFFIC\/WATCH/ ? "us/commit" : id ~ /^EFFIC/ ? "us/req" : (id ~ /WATCH/ ? "commits/s" : "req/s")
+			id == "CONNS/RSS" ? "B/conn" : id ~ /^STARTUP/ ? "us" : id == "CONNS/ACCEPT" ? "conns/s" : id ~ /^EFFIC\/WATCH/ ? "us/commit" : id ~ /^EFFIC/ ? "us/req" : (id ~ /WATCH/ ? "commits/s" : "req/s")
 		printf "%-24s %-9s %11.1f %11.1f %6s %11s %8s %8s %8s %8s\n", label[id], unit, median(L[id, "mw", "v"]), median(L[id, "redis", "v"]),
 			q == "" ? "-" : sprintf("%.2f", median(q)), q == "" ? "-" : sprintf("%.2f-%.2f", lo(q), hi(q)),
 			median(L[id, "mw", "p99"]), median(L[id, "redis", "p99"]), median(L[id, "mw", "cpu"]), median(L[id, "redis", "cpu"])
