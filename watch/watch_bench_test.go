@@ -127,3 +127,33 @@ func BenchmarkTouchUnwatchedKeyWithContext(b *testing.B) {
 		k.Touch("key:000000012345", true)
 	}
 }
+
+// BenchmarkContentionRound10000 is the WSCALE touch row (bench/targets.sh):
+// 10,000 watchers of one key and the write that dirties them all.
+func BenchmarkContentionRound10000(b *testing.B) { benchContentionRound(b, 10000) }
+
+// BenchmarkWatchDistinct1000 is one client of the WSCALE memory and
+// disconnect rows: WATCH of 1,000 keys nobody else watches, then the drop
+// of all of them (a disconnect, UNWATCH or EXEC). Other clients' 10,000
+// records stay in the db, as on a busy server.
+func BenchmarkWatchDistinct1000(b *testing.B) {
+	var k Keys
+	others := make([]Client, 10)
+	for i := range others {
+		for j := 0; j < 1000; j++ {
+			others[i].Watch(&k, 0, "other:"+strconv.Itoa(i)+":"+strconv.Itoa(j), false)
+		}
+	}
+	keys := make([]string, 1000)
+	for i := range keys {
+		keys[i] = "watchscale:1:" + strconv.Itoa(i)
+	}
+	var c Client
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, key := range keys {
+			c.Watch(&k, 0, key, false)
+		}
+		c.UnwatchAll()
+	}
+}
