@@ -56,6 +56,7 @@ type options struct {
 	modes    []string
 	clients  int
 	keys     int
+	perCmd   int
 	watchers int
 	repeat   int
 	prefix   string
@@ -73,6 +74,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&modes, "mode", "mem,disconnect", "comma list of mem, disconnect, touch")
 	fs.IntVar(&o.clients, "clients", 1000, "watching connections (mem, disconnect)")
 	fs.IntVar(&o.keys, "keys", 1000, "distinct keys each of them watches (mem, disconnect)")
+	fs.IntVar(&o.perCmd, "per-watch", 100, "keys per WATCH command (mem, disconnect)")
 	fs.IntVar(&o.watchers, "watchers", 10000, "connections watching the one key (touch)")
 	fs.IntVar(&o.repeat, "repeat", 9, "timed SETs (touch)")
 	fs.StringVar(&o.prefix, "prefix", "watchscale", "key prefix")
@@ -90,7 +92,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	}
-	if o.clients < 1 || o.keys < 1 || o.watchers < 1 || o.repeat < 1 || fs.NArg() > 0 {
+	if o.clients < 1 || o.keys < 1 || o.perCmd < 1 || o.watchers < 1 || o.repeat < 1 || fs.NArg() > 0 {
 		fmt.Fprintln(stderr, "watchscale: -clients, -keys, -watchers and -repeat must be positive; no arguments")
 		return exitUsage
 	}
@@ -138,7 +140,7 @@ func measure(o *options, stdout io.Writer) error {
 			}
 		}
 		t0 := time.Now()
-		if err := watchDistinct(conns, o.prefix, o.keys); err != nil {
+		if err := watchDistinct(conns, o.prefix, o.keys, o.perCmd); err != nil {
 			return err
 		}
 		watchSecs := time.Since(t0).Seconds()

@@ -7,23 +7,30 @@ import (
 	"time"
 )
 
-// watchDistinct makes connection i WATCH "<prefix>:<i>:0" .. "<prefix>:<i>:<keys-1>"
-// in one command each. Every command is written before any reply is read.
-func watchDistinct(conns []*conn, prefix string, keys int) error {
+// watchDistinct makes connection i WATCH "<prefix>:<i>:0" .. "<prefix>:<i>:<keys-1>",
+// perCmd keys per WATCH command. Every command is written before any reply
+// is read.
+func watchDistinct(conns []*conn, prefix string, keys, perCmd int) error {
+	cmds := (keys + perCmd - 1) / perCmd
 	for i, c := range conns {
 		base := prefix + ":" + strconv.Itoa(i) + ":"
-		c.w.WriteString("*" + strconv.Itoa(keys+1) + "\r\n")
-		c.bulk("WATCH")
-		for k := 0; k < keys; k++ {
-			c.bulk(base + strconv.Itoa(k))
+		for k0 := 0; k0 < keys; k0 += perCmd {
+			n := min(perCmd, keys-k0)
+			c.w.WriteString("*" + strconv.Itoa(n+1) + "\r\n")
+			c.bulk("WATCH")
+			for k := k0; k < k0+n; k++ {
+				c.bulk(base + strconv.Itoa(k))
+			}
 		}
 		if err := c.flush(); err != nil {
 			return fmt.Errorf("WATCH on connection %d: %v", i+1, err)
 		}
 	}
 	for i, c := range conns {
-		if err := c.expect("OK"); err != nil {
-			return fmt.Errorf("WATCH on connection %d: %v", i+1, err)
+		for j := 0; j < cmds; j++ {
+			if err := c.expect("OK"); err != nil {
+				return fmt.Errorf("WATCH on connection %d: %v", i+1, err)
+			}
 		}
 	}
 	return nil
