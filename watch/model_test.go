@@ -13,6 +13,12 @@ import (
 // key lists names a record of that key whose position is where it is
 // listed, and the gauges count what is there.
 func TestAgainstModel(t *testing.T) {
+	t.Run("few keys", func(t *testing.T) { testAgainstModel(t, 12, 6, 200000, 1) })
+	// Enough keys to grow, shrink and compact the table.
+	t.Run("many keys", func(t *testing.T) { testAgainstModel(t, 8, 3000, 100000, 500) })
+}
+
+func testAgainstModel(t *testing.T, nclients, nkeys, steps, checkEvery int) {
 	type mkey struct {
 		db  int
 		key string
@@ -27,13 +33,13 @@ func TestAgainstModel(t *testing.T) {
 	for i := range dbs {
 		dbs[i].SetContext(&ctx)
 	}
-	cs := make([]Client, 12)
+	cs := make([]Client, nclients)
 	model := make([]mclient, len(cs))
 	for i := range model {
 		model[i].recs = map[mkey]bool{}
 	}
-	keyName := func() string { return "k" + strconv.Itoa(rng.IntN(6)) }
-	for step := 0; step < 200000; step++ {
+	keyName := func() string { return "k" + strconv.Itoa(rng.IntN(nkeys)) }
+	for step := 0; step < steps; step++ {
 		ci := rng.IntN(len(cs))
 		db := rng.IntN(len(dbs))
 		switch op := rng.IntN(10); {
@@ -67,6 +73,9 @@ func TestAgainstModel(t *testing.T) {
 		default:
 			cs[ci].UnwatchAll()
 			clear(model[ci].recs)
+		}
+		if step%checkEvery != 0 && step != steps-1 {
+			continue
 		}
 		// Compare.
 		var records int64

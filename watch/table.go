@@ -17,10 +17,14 @@ import "hash/maphash"
 type table struct {
 	slots  []uint64
 	chunks []*[chunkLen]entry
-	free   []uint32 // indices of unused entries below len(chunks)*chunkLen
-	top    uint32   // entries below this index were handed out
-	n      int      // keys in the table
+	free   int32  // 1 + the first unused entry below top (their more fields chain them); 0: none
+	top    uint32 // entries below this index were handed out
+	n      int    // keys in the table
 	seed   maphash.Seed
+	owner  *Keys // relinks the records of a moved entry
+	// hold defers shrinking, which may move entries, while Touch holds
+	// one.
+	hold bool
 }
 
 const (
@@ -44,10 +48,10 @@ const (
 	keptChunks = 1
 )
 
-// reset empties the table (every slot is already zero).
+// reset empties the table (every slot is already zero, every entry too).
 func (t *table) reset() {
-	t.top, t.free = 0, t.free[:0]
-	if len(t.slots) > keptSlots || len(t.chunks) > keptChunks || cap(t.free) > chunkLen {
+	t.top, t.free = 0, 0
+	if len(t.slots) > keptSlots || len(t.chunks) > keptChunks {
 		*t = table{}
 	}
 }
@@ -60,32 +64,39 @@ func (t *table) find(key string) (uint32, bool) {
 	if t.n == 0 {
 		return 0, false
 	}
-	h := t.hash(key)
+	i, _, ok := t.findHashed(key, t.hash(key))
+	return i, ok
+}
+
+// findHashed is find for a key whose hash is h; it returns h too.
+func (t *table) findHashed(key string, h uint32) (uint32, uint32, bool) {
+	if t.n == 0 {
+		return 0, h, false
+	}
 	mask := uint32(len(t.slots) - 1)
 	for p := h & mask; ; p = (p + 1) & mask {
 		s := t.slots[p]
 		if s == 0 {
-			return 0, false
+			return 0, h, false
 		}
 		if uint32(s>>32) == h {
 			if i := uint32(s&slotIdxMask) - 1; t.entry(i).key == key {
-				return i, true
+				return i, h, true
 			}
 		}
 	}
 }
 
-// insert adds key, which must not be in the table, with a zero entry and
-// returns the entry's index.
-func (t *table) insert(key string) uint32 {
-	h := t.hash(key)
+// insert adds key, whose hash is h and which must not be in the table,
+// with a zero entry and returns the entry's index.
+func (t *table) insert(key string, h uint32) uint32 {
 	if (t.n+1)*4 > len(t.slots)*3 {
 		t.resize(max(minSlots, len(t.slots)*2))
 	}
 	var i uint32
-	if n := len(t.free); n > 0 {
-		i = t.free[n-1]
-		t.free = t.free[:n-1]
+	if t.free != 0 {
+		i = uint32(t.free - 1)
+		t.free = t.entry(i).more
 	} else {
 		if t.top == uint32(len(t.chunks))*chunkLen {
 			t.chunks = append(t.chunks, new([chunkLen]entry))
@@ -93,7 +104,7 @@ func (t *table) insert(key string) uint32 {
 		i = t.top
 		t.top++
 	}
-	t.entry(i).key = key
+	*t.entry(i) = entry{key: key} // a reused entry's more was a free link
 	t.place(uint64(h)<<32 | uint64(i+1))
 	t.n++
 	return i
@@ -108,10 +119,9 @@ func (t *table) place(s uint64) {
 	t.slots[p] = s
 }
 
-// delete removes the key of entry i.
-func (t *table) delete(i uint32) {
+// delete removes the key of entry i, whose hash is h.
+func (t *table) delete(i, h uint32) {
 	e := t.entry(i)
-	h := t.hash(e.key)
 	mask := uint32(len(t.slots) - 1)
 	want := uint64(h)<<32 | uint64(i+1)
 	p := h & mask
@@ -134,10 +144,52 @@ func (t *table) delete(i uint32) {
 		t.reset()
 		return
 	}
-	t.free = append(t.free, i)
-	if len(t.slots) > minSlots && t.n*8 < len(t.slots) {
-		t.resize(max(minSlots, len(t.slots)/4))
+	e.more = t.free
+	t.free = int32(i + 1)
+	t.maybeShrink()
+}
+
+// maybeShrink shrinks a table below 1/8 full to half full and, when less
+// than a quarter of the entries handed out are in use, compacts the
+// entries (so entry memory stays within 4 times what the keys use, and a
+// mass unwatch moves few entries: about 9% of them from a million down).
+func (t *table) maybeShrink() {
+	if t.hold || len(t.slots) <= minSlots || t.n*8 >= len(t.slots) {
+		return
 	}
+	if 4*t.n < int(t.top) {
+		t.compact()
+	}
+	t.resize(max(minSlots, len(t.slots)/4))
+}
+
+// compact moves every entry at index n or above into a free one below n
+// (relinking its records) and releases the chunks left empty, so a table
+// that held many keys gives their memory back as they go, not only when
+// the last one does. A live entry always has a first watcher (fc != nil).
+func (t *table) compact() {
+	j := uint32(0)
+	for p, s := range t.slots {
+		if s == 0 {
+			continue
+		}
+		i := uint32(s&slotIdxMask) - 1
+		if i < uint32(t.n) {
+			continue
+		}
+		for t.entry(j).fc != nil {
+			j++
+		}
+		*t.entry(j) = *t.entry(i)
+		*t.entry(i) = entry{}
+		t.owner.relink(j)
+		t.slots[p] = s&^slotIdxMask | uint64(j+1)
+		j++
+	}
+	t.top, t.free = uint32(t.n), 0
+	nc := (t.n + chunkLen - 1) / chunkLen
+	clear(t.chunks[nc:])
+	t.chunks = t.chunks[:nc]
 }
 
 // resize rebuilds the slots with size slots (a power of two).

@@ -8,19 +8,22 @@ import (
 )
 
 // TestTableAgainstMap inserts and deletes random keys, growing the table to
-// thousands of keys and shrinking it back to none, and checks every key
-// against a Go map after every batch.
+// thousands of keys and shrinking (and compacting) it back to none, and
+// checks every key against a Go map after every batch.
 func TestTableAgainstMap(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	var tb table
-	want := map[string]uint32{}
+	var k Keys
+	tb := &k.t
+	tb.owner = &k
+	owner := Client{recs: make([]Record, 1)} // every entry's first watcher
+	want := map[string]bool{}
 	check := func(step int) {
 		if tb.n != len(want) {
 			t.Fatalf("step %d: %d keys, want %d", step, tb.n, len(want))
 		}
-		for k, i := range want {
-			if j, ok := tb.find(k); !ok || j != i {
-				t.Fatalf("step %d: find(%q) = %d %v, want %d", step, k, j, ok, i)
+		for key := range want {
+			if i, ok := tb.find(key); !ok || tb.entry(i).key != key {
+				t.Fatalf("step %d: find(%q) = %d %v", step, key, i, ok)
 			}
 		}
 		if _, ok := tb.find("absent"); ok {
@@ -28,7 +31,7 @@ func TestTableAgainstMap(t *testing.T) {
 		}
 		seen := 0
 		tb.each(func(i uint32) {
-			if want[tb.entry(i).key] != i {
+			if !want[tb.entry(i).key] {
 				t.Fatalf("step %d: each gave entry %d (%q)", step, i, tb.entry(i).key)
 			}
 			seen++
@@ -36,35 +39,45 @@ func TestTableAgainstMap(t *testing.T) {
 		if seen != len(want) || (tb.n > 0 && tb.n*4 > len(tb.slots)*3) {
 			t.Fatalf("step %d: each saw %d, %d keys in %d slots", step, seen, tb.n, len(tb.slots))
 		}
+		if int(tb.top) > 4*tb.n+chunkLen && tb.n*8 < len(tb.slots) {
+			t.Fatalf("step %d: %d entries handed out for %d keys: not compacted", step, tb.top, tb.n)
+		}
+	}
+	del := func(key string) {
+		i, ok := tb.find(key)
+		if !ok {
+			t.Fatalf("delete: %q not found", key)
+		}
+		tb.delete(i, tb.hash(key))
+		delete(want, key)
 	}
 	for step := 0; step < 60; step++ {
 		grow := step%20 < 12
 		for j := 0; j < 500; j++ {
 			if grow || len(want) == 0 {
-				k := strconv.Itoa(rng.IntN(20000))
+				key := strconv.Itoa(rng.IntN(20000))
 				if j%7 == 0 {
-					k = "" // the empty key is a key like any other
+					key = "" // the empty key is a key like any other
 				}
-				if _, ok := want[k]; !ok {
-					want[k] = tb.insert(k)
+				if !want[key] {
+					tb.entry(tb.insert(key, tb.hash(key))).setFirst(watcher{&owner, 0})
+					want[key] = true
 				}
 				continue
 			}
-			for k, i := range want { // a random one
-				tb.delete(i)
-				delete(want, k)
+			for key := range want { // a random one
+				del(key)
 				break
 			}
 		}
 		check(step)
 	}
-	for k, i := range want {
-		tb.delete(i)
-		delete(want, k)
+	for key := range want {
+		del(key)
 	}
 	check(-1)
-	if tb.slots != nil || tb.chunks != nil {
-		t.Fatal("an empty table keeps its memory")
+	if len(tb.slots) > keptSlots || len(tb.chunks) > keptChunks {
+		t.Fatalf("an empty table keeps %d slots and %d chunks", len(tb.slots), len(tb.chunks))
 	}
 }
 

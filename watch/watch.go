@@ -8,7 +8,8 @@ type Record struct {
 	// eidx is the index of the key's entry in keys.t: the key is kept once
 	// per watched (db, key), however many clients watch it.
 	eidx uint32
-	kidx int32 // position in the key's watcher list (see entry)
+	kidx int32  // position in the key's watcher list (see entry)
+	hash uint32 // the key's hash in keys.t (unwatching need not read the key)
 	// expired is set when the key was present but already past its deadline
 	// at WATCH time (spec W-5).
 	expired bool
@@ -140,6 +141,7 @@ func (k *Keys) Touch(key string, present bool) {
 		return
 	}
 	e := k.t.entry(eidx)
+	k.t.hold = true // e must not move while other keys' records go
 	var rest []watcher
 	if e.more != 0 {
 		rest = k.more[e.more-1]
@@ -178,7 +180,7 @@ func (k *Keys) Touch(key string, present bool) {
 			k.freeMore(e.more)
 		}
 		k.ctx.removedKey(key)
-		k.t.delete(eidx)
+		k.t.delete(eidx, k.t.hash(key))
 	case kept == 1 && e.more != 0:
 		k.freeMore(e.more)
 		e.more = 0
@@ -186,14 +188,26 @@ func (k *Keys) Touch(key string, present bool) {
 		k.more[e.more-1] = rest[:kept-1]
 		clear(rest[kept-1:])
 	}
+	k.t.hold = false
+	k.t.maybeShrink()
+}
+
+// relink points the records of entry i's watchers at it (the table moved
+// it there).
+func (k *Keys) relink(i uint32) {
+	e := k.t.entry(i)
+	for p := range e.n(k) {
+		e.at(k, p).rec().eidx = i
+	}
 }
 
 // add appends c's record ridx to key's list. It returns the key's entry
 // index and the record's position in the list.
-func (k *Keys) add(c *Client, ridx int32, key string, eidx uint32, found bool) (uint32, int32) {
+func (k *Keys) add(c *Client, ridx int32, key string, eidx, h uint32, found bool) (uint32, int32) {
 	w := watcher{c, ridx}
 	if !found {
-		eidx = k.t.insert(key)
+		k.t.owner = k
+		eidx = k.t.insert(key, h)
 		k.t.entry(eidx).setFirst(w)
 		k.ctx.added(key, true)
 		return eidx, 0
@@ -231,7 +245,7 @@ func (k *Keys) remove(r *Record) {
 	if e.more == 0 {
 		k.ctx.removed()
 		k.ctx.removedKey(e.key)
-		k.t.delete(r.eidx)
+		k.t.delete(r.eidx, r.hash)
 		return
 	}
 	rest := k.more[e.more-1]
@@ -291,7 +305,7 @@ func (c *Client) Watch(k *Keys, db int, key string, expired bool) {
 		return
 	}
 	k.db = db
-	eidx, found := k.t.find(key)
+	eidx, h, found := k.t.findHashed(key, k.t.hash(key))
 	if found {
 		if n := k.t.entry(eidx).n(k); n < len(c.recs) {
 			e := k.t.entry(eidx)
@@ -308,8 +322,8 @@ func (c *Client) Watch(k *Keys, db int, key string, expired bool) {
 		c.watchedAt = k.ctx.nowMs()
 	}
 	ridx := int32(len(c.recs))
-	eidx, kidx := k.add(c, ridx, key, eidx, found)
-	c.recs = append(c.recs, Record{keys: k, eidx: eidx, kidx: kidx, expired: expired})
+	eidx, kidx := k.add(c, ridx, key, eidx, h, found)
+	c.recs = append(c.recs, Record{keys: k, eidx: eidx, kidx: kidx, hash: h, expired: expired})
 }
 
 func (c *Client) watches(k *Keys, eidx uint32) bool {

@@ -157,3 +157,32 @@ func BenchmarkWatchDistinct1000(b *testing.B) {
 		c.UnwatchAll()
 	}
 }
+
+// BenchmarkUnwatchMillion is the WSCALE disconnect row without the
+// network: 1,000 clients watching 1,000 distinct keys each drop all their
+// records, one client after the other. ns/op is per record.
+func BenchmarkUnwatchMillion(b *testing.B) {
+	const clients, keys = 1000, 1000
+	var k Keys
+	cs := make([]Client, clients)
+	names := make([]string, 0, clients*keys)
+	for i := 0; i < clients; i++ {
+		for j := 0; j < keys; j++ {
+			names = append(names, "watchscale:"+strconv.Itoa(i)+":"+strconv.Itoa(j))
+		}
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for n := 0; n < b.N; n += clients * keys {
+		b.StopTimer()
+		for i := range cs {
+			for j := 0; j < keys; j++ {
+				cs[i].Watch(&k, 0, names[i*keys+j], false)
+			}
+		}
+		b.StartTimer()
+		for i := range cs {
+			cs[i].UnwatchAll()
+		}
+	}
+}
