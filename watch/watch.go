@@ -146,7 +146,8 @@ func (k *Keys) Touch(key string, present bool) {
 	if e.more != 0 {
 		rest = k.more[e.more-1]
 	}
-	kept := 0 // records that stay, moved to positions 0..kept-1
+	kept := 0        // records that stay, moved to positions 0..kept-1
+	var tmpl *Client // the first client this touch explained
 	n := 1 + len(rest)
 	for i := 0; i < n; i++ {
 		w := e.first()
@@ -168,7 +169,12 @@ func (k *Keys) Touch(key string, present bool) {
 		}
 		c := w.c
 		if !c.dirty {
-			c.explain(k.ctx, k.db, key, CauseNone)
+			if tmpl == nil {
+				c.explain(k.ctx, k.db, key, CauseNone)
+				tmpl = c
+			} else {
+				c.explainLike(tmpl, k.ctx)
+			}
 		}
 		c.dirty = true
 		c.unwatchAllBut(w.ridx) // r itself leaves with the key's list

@@ -236,6 +236,21 @@ func (c *Client) explain(t *Context, db int, key string, cause Cause) {
 	}
 }
 
+// explainLike records for c the touch already explained for tmpl (the same
+// key, db, time and breaker), without asking the context again: only the
+// first WATCH time and the own-write cause are c's own.
+func (c *Client) explainLike(tmpl *Client, t *Context) {
+	c.why = tmpl.why
+	c.whySet = true
+	c.why.WatchedAtMs = c.watchedAt
+	if t != nil && t.Cause == CauseWrite && (c.why.Cause == CauseOwn || c.why.Cause == CauseWrite) {
+		c.why.Cause = CauseWrite
+		if t.Cause == CauseWrite && t.Src == c {
+			c.why.Cause = CauseOwn
+		}
+	}
+}
+
 // MarkClientDirty makes the record's client dirty, keeping every record
 // (whole-database touches, T-2), and explains it by the current context.
 func (r *Record) MarkClientDirty() {
