@@ -9,7 +9,9 @@
 #                 adds about a minute to a full run)
 #   --rounds N    rounds of every throughput and contention workload
 #   --only GROUPS comma list of: P1, P16, EVALSHA, BITSORT, HLLGEO, WATCH,
-#                 MEMORY, STREAM, RDB, CONTEND, EFFIC, CONNS (default all)
+#                 MEMORY, STREAM, RDB, CONTEND, EFFIC, CONNS, STARTUP,
+#                 WSCALE
+#                 (default all)
 #   --out DIR     where the raw results go (default: a new /tmp/miniwatchd-targets.*)
 #
 # What it does: builds miniwatchd and watchbench from this checkout, starts
@@ -54,13 +56,23 @@
 #     SET -P 1 (redis-benchmark -c 50) beside them     >= 1.0x; then
 #     CONNS_N fresh connections, CONNS_WORKERS (8) at a time, each connect,
 #     PING, PONG, close (connbench -mode acceptping): connections/s >= 1.0x
+#   STARTUP: process start to first PONG (cmd/startbench -mode process,
+#     median of STARTUP_RUNS (9) starts per round)     <= 1.0x; the Go
+#     embedding API's start to first PONG (startbench -mode embed) <= 5 ms
+#   WSCALE (watchscale, fresh servers with --maxclients 10100, keys absent):
+#     1,000 clients each WATCH 1,000 distinct keys: (RSS after - RSS with the
+#     connections open) / 1,000,000 records <= 1.0x; all 1,000 close at once
+#     until INFO connected_clients is 1 <= 1.0x; one SET of a key 10,000
+#     clients watch (median of 9, re-WATCHed before each) <= 1.0x
 #
 # Exit status: 0 no FAIL, 1 at least one FAIL, 2 setup error.
 # Environment: REDIS_SERVER (redis-server), PORT_MW, PORT_REDIS (free ports),
 #   CLIENTS (50), KEYSPACE (100000), MEM_KEYS (1000000), WATCH_CLIENTS ("1 8 32 128"),
 #   N_P1 / N_P16 (requests per run), WATCH_DUR (watchbench run length),
 #   N_EFFIC (requests per EFFIC run), CONNS_N (10000), CONNS_WORKERS (8),
-#   CONNS_SETTLE (seconds between the idle clients' READY and the RSS reading).
+#   CONNS_SETTLE (seconds between the idle clients' READY and the RSS reading),
+#   STARTUP_RUNS (starts per STARTUP round), WSCALE_ROUNDS (3), WSCALE_CLIENTS,
+#   WSCALE_KEYS, WSCALE_WATCHERS.
 # Only processes this script started are stopped, by PID.
 set -euo pipefail
 
@@ -68,9 +80,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 QUICK=0
 ROUNDS=
-ONLY=P1,P16,EVALSHA,BITSORT,HLLGEO,WATCH,MEMORY,STREAM,RDB,CONTEND,EFFIC,CONNS
-# (STARTUP, the start-up time rows, belong to another change: add STARTUP to
-# ONLY here and its group where the "STARTUP group" comment below says.)
+ONLY=P1,P16,EVALSHA,BITSORT,HLLGEO,WATCH,MEMORY,STREAM,RDB,CONTEND,EFFIC,CONNS,STARTUP,WSCALE
 OUT=
 while (($#)); do
 	case $1 in
@@ -84,7 +94,7 @@ while (($#)); do
 	shift
 done
 if ((QUICK)); then
-	: "${ROUNDS:=3}" "${N_P1:=50000}" "${N_P16:=300000}" "${WATCH_DUR:=2s}" "${N_EFFIC:=50000}"
+	: "${ROUNDS:=3}" "${N_P1:=50000}" "${N_P16:=300000}" "${WATCH_DUR:=2s}" "${N_EFFIC:=50000}" "${WSCALE_ROUNDS:=1}"
 else
 	: "${ROUNDS:=5}" "${N_P1:=100000}" "${N_P16:=600000}" "${WATCH_DUR:=5s}" "${N_EFFIC:=100000}"
 fi
@@ -97,6 +107,7 @@ WATCH_CLIENTS=${WATCH_CLIENTS:-1 8 32 128}
 CONNS_N=${CONNS_N:-10000}
 CONNS_WORKERS=${CONNS_WORKERS:-8}
 CONNS_SETTLE=${CONNS_SETTLE:-12}
+STARTUP_RUNS=${STARTUP_RUNS:-9}
 SCRIPT="return redis.call('INCR', KEYS[1])"
 OUT=${OUT:-$(mktemp -d /tmp/miniwatchd-targets.XXXXXX)}
 mkdir -p "$OUT/logs"
@@ -493,6 +504,32 @@ conns_run() {
 	stop_server "$side"
 }
 
+# startup_run SIDE ID ROUND: STARTUP_RUNS starts of a server process to its
+# first PONG (cmd/startbench -mode process; median wall time in us), or,
+# for STARTUP/EMBED on the mw side, the Go embedding API's start to its
+# first PONG (startbench -mode embed), judged against a 5 ms bar written as
+# the redis side's value. Appends to RUNS; the cpu column is the median CPU
+# time of the process's threads up to its first PONG, in us.
+startup_run() {
+	local side=$1 id=$2 r=$3 out med cpu status=ok
+	out=$OUT/logs/startup-${id//\//-}-$side-$r.txt
+	if [[ $id == STARTUP/EMBED ]]; then
+		if [[ $side == redis ]]; then
+			printf '%s\tredis\t%s\t5000\t-\t-\t-\t-\tok\n' "$id" "$r" >>"$RUNS"
+			return
+		fi
+		"$BIN/startbench" -mode embed -runs "$STARTUP_RUNS" >"$out" 2>&1 || status=err
+	else
+		local exe=$BIN/miniwatchd
+		[[ $side == redis ]] && exe=$(command -v "$REDIS_SERVER")
+		"$BIN/startbench" -mode process -server "$exe" -runs "$STARTUP_RUNS" >"$out" 2>&1 || status=err
+	fi
+	med=$(result_field "$out" median_us) cpu=$(result_field "$out" cpu_us)
+	[[ -n $med ]] || status=err
+	printf '%s\t%s\t%s\t%s\t-\t-\t%s\t-\t%s\n' "$id" "$side" "$r" "${med:-0}" "${cpu:--}" "$status" >>"$RUNS"
+	say "round $r $id ${LABEL[$side]}: start to first PONG ${med:-?} us (median of $STARTUP_RUNS), cpu ${cpu:-?} us${status/ok/}"
+}
+
 # stream_mem_run SIDE: fresh server, MEM_KEYS XADDs into one stream, bytes of RSS per entry
 stream_mem_run() {
 	local side=$1 r0 r1 n
@@ -560,12 +597,66 @@ rdb_run() {
 	say "rdb ${LABEL[$side]}: SAVE $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }') s, load ${load:-?} s, RSS by commands $r1 kB, after load $r2 kB"
 }
 
+# ------------------------------------------------------------------ WSCALE
+# Watch scale (issue #25), measured by cmd/watchscale on a fresh pair of
+# servers per round (--maxclients 10100; 10,000 connections need a raised
+# open files limit on both sides). The watched keys never exist.
+: "${WSCALE_ROUNDS:=3}" "${WSCALE_CLIENTS:=1000}" "${WSCALE_KEYS:=1000}" "${WSCALE_WATCHERS:=10000}"
+
+# wscale_run SIDE WSCALE ROUND: the three measurements on SIDE, appended to RUNS
+wscale_run() {
+	local side=$1 r=$3 out=$OUT/logs/r$3-wscale-$1.txt rc=0 f
+	start_server "$side" --maxclients 10100
+	"$BIN/watchscale" -addr "127.0.0.1:${PORT[$side]}" -pid "${PID[$side]}" -mode mem,disconnect \
+		-clients "$WSCALE_CLIENTS" -keys "$WSCALE_KEYS" >"$out" 2>&1 || rc=$?
+	stop_server "$side"
+	start_server "$side" --maxclients 10100
+	"$BIN/watchscale" -addr "127.0.0.1:${PORT[$side]}" -mode touch -watchers "$WSCALE_WATCHERS" -repeat 9 >>"$out" 2>&1 || rc=$?
+	stop_server "$side"
+	((rc == 0)) || say "watchscale on ${LABEL[$side]} exited $rc (see $out)"
+	f=$(awk '/^RESULT / { for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] } }
+		END { printf "%s %s %s %s %s", v["bytes_per_record"], v["disconnect_ms"], v["set_us"], v["rss0_kb"], v["rss1_kb"] }' "$out")
+	local bpr ms us r0 r1 id val
+	read -r bpr ms us r0 r1 <<<"$f"
+	for id in WSMEM WSDISC WSTOUCH; do
+		case $id in WSMEM) val=$bpr ;; WSDISC) val=$ms ;; WSTOUCH) val=$us ;; esac
+		if [[ $val =~ ^[0-9.]+$ ]]; then
+			printf '%s\t%s\t%s\t%s\t-\t-\t-\t-\tok\n' "$id" "$side" "$r" "$val" >>"$RUNS"
+		else
+			printf '%s\t%s\t%s\t0\t-\t-\t-\t-\terr\n' "$id" "$side" "$r" >>"$RUNS"
+		fi
+	done
+	say "round $r watch scale ${LABEL[$side]}: ${bpr:-?} B/record (RSS ${r0:-?} -> ${r1:-?} kB), disconnect ${ms:-?} ms, SET with $WSCALE_WATCHERS watchers ${us:-?} us"
+}
+
+# wscale_group: targets, limits, WSCALE_ROUNDS rounds
+wscale_group() {
+	local wsids=(WSMEM WSDISC WSTOUCH) id need=$((WSCALE_WATCHERS + 200))
+	target WSMEM "WATCH memory/record" le 1.0
+	target WSDISC "disconnect, $WSCALE_CLIENTS watchers" le 1.0
+	target WSTOUCH "SET, $WSCALE_WATCHERS watchers" le 1.0
+	if ! raise_nofile "$need"; then
+		for id in "${wsids[@]}"; do printf '%s\topen files limit %s is below %d\n' "$id" "$(ulimit -n)" "$need" >>"$SKIPS"; done
+		return
+	fi
+	start_server mw
+	if ! has_cmds mw watch unwatch multi exec; then
+		for id in "${wsids[@]}"; do printf '%s\tnot implemented by miniwatchd yet\n' "$id" >>"$SKIPS"; done
+		stop_server mw
+		return
+	fi
+	stop_server mw
+	say "watch scale: watchscale, $WSCALE_CLIENTS clients x $WSCALE_KEYS keys and $WSCALE_WATCHERS watchers, x $WSCALE_ROUNDS rounds x 2 servers"
+	ROUNDS=$WSCALE_ROUNDS each_round wscale_run WSCALE
+}
+
 # ------------------------------------------------------------------ main
 BIN=$OUT/bin
 mkdir -p "$BIN"
-say "building miniwatchd, watchbench, streambench and connbench into $BIN"
+say "building miniwatchd and the bench tools into $BIN"
 (cd "$ROOT" && go build -o "$BIN/miniwatchd" ./cmd/miniwatchd && go build -o "$BIN/watchbench" ./cmd/watchbench &&
-	go build -o "$BIN/streambench" ./cmd/streambench && go build -o "$BIN/connbench" ./cmd/connbench) ||
+	go build -o "$BIN/streambench" ./cmd/streambench && go build -o "$BIN/connbench" ./cmd/connbench &&
+	go build -o "$BIN/startbench" ./cmd/startbench && go build -o "$BIN/watchscale" ./cmd/watchscale) ||
 	fatal "go build failed"
 
 PORT[mw]=${PORT_MW:-$(free_port)} || fatal "no free port"
@@ -669,7 +760,13 @@ if wants EFFIC; then
 	target EFFIC/WATCH/c1 "cpu/commit WATCH c=1" le 1.0
 	EFFIC_WATCH=(EFFIC/WATCH/c1)
 fi
-# (STARTUP group: the start-up time rows of another change go here.)
+# STARTUP (issue #25): process start to first PONG, and the embedding API's
+STARTUP_IDS=()
+if wants STARTUP; then
+	target STARTUP/PROCESS "start to first PONG" le 1.0
+	target STARTUP/EMBED "embedded start (vs 5 ms)" le 1.0
+	STARTUP_IDS=(STARTUP/PROCESS STARTUP/EMBED)
+fi
 
 say "throughput: ${#IDS[@]} workloads x $ROUNDS rounds x 2 servers"
 each_round bench_run "${IDS[@]}"
@@ -697,6 +794,10 @@ if ((${#EFFIC_WATCH[@]} + ${#EFFIC_IDS[@]})); then
 	each_round watch_run "${EFFIC_WATCH[@]}"
 fi
 stop_servers
+if ((${#STARTUP_IDS[@]})); then
+	say "start-up: $STARTUP_RUNS starts of each server to its first PONG, and of the embedding API x $ROUNDS rounds"
+	each_round startup_run "${STARTUP_IDS[@]}"
+fi
 
 if wants CONNS; then # connections (issue #25)
 	target CONNS/RSS "RSS/conn, $CONNS_N idle" le 1.5
@@ -751,6 +852,7 @@ if wants RDB; then
 	rdb_run mw
 	rdb_run redis
 fi
+wants WSCALE && wscale_group
 echo "load average $(cut -d' ' -f1-3 /proc/loadavg) at end" | tee -a "$OUT/meta.txt"
 
 # ------------------------------------------------------------------ report
@@ -787,7 +889,7 @@ END {
 		if (id in skip || !(id in seen)) continue
 		q = L[id, "ratio"]
 		unit = id == "MEMORY" ? "B/key" : id == "XMEMORY" ? "B/entry" : id ~ /^XGROUP/ ? "loops/s" : id ~ /^RDB(SAVE|LOAD)$/ ? "s" : id == "RDBRSS" ? "ratio" : \
-			id == "CONNS/RSS" ? "B/conn" : id == "CONNS/ACCEPT" ? "conns/s" : id ~ /^EFFIC\/WATCH/ ? "us/commit" : id ~ /^EFFIC/ ? "us/req" : (id ~ /WATCH/ ? "commits/s" : "req/s")
+			id == "CONNS/RSS" ? "B/conn" : id ~ /^STARTUP/ ? "us" : id == "WSMEM" ? "B/record" : id == "WSDISC" ? "ms" : id == "WSTOUCH" ? "us" : id == "CONNS/ACCEPT" ? "conns/s" : id ~ /^EFFIC\/WATCH/ ? "us/commit" : id ~ /^EFFIC/ ? "us/req" : (id ~ /WATCH/ ? "commits/s" : "req/s")
 		printf "%-24s %-9s %11.1f %11.1f %6s %11s %8s %8s %8s %8s\n", label[id], unit, median(L[id, "mw", "v"]), median(L[id, "redis", "v"]),
 			q == "" ? "-" : sprintf("%.2f", median(q)), q == "" ? "-" : sprintf("%.2f-%.2f", lo(q), hi(q)),
 			median(L[id, "mw", "p99"]), median(L[id, "redis", "p99"]), median(L[id, "mw", "cpu"]), median(L[id, "redis", "cpu"])

@@ -57,7 +57,7 @@ func (d *DB) touchAllWatched(other *DB) {
 	if d.watched.Len() == 0 {
 		return
 	}
-	d.watched.Each(func(key string, recs []*watch.Record) {
+	d.watched.Each(func(key string, recs watch.Records) {
 		existsHere := d.data.main.Find(key) != nil
 		var inOther *entry
 		if other != nil {
@@ -66,7 +66,8 @@ func (d *DB) touchAllWatched(other *DB) {
 		if !existsHere && inOther == nil {
 			return
 		}
-		for _, r := range recs {
+		for i := range recs.Len() {
+			r := recs.At(i)
 			if r.Expired() {
 				if inOther == nil {
 					r.SetExpired(false) // the stale key is gone: no logical change

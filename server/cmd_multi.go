@@ -106,7 +106,9 @@ func cmdExec(c *client, args [][]byte) {
 // while it was alive that is now past its deadline, or nil (Redis's
 // isWatchedKeyExpired).
 func (s *Server) watchedKeyExpiredLocked(c *client) *watch.Record {
-	for _, r := range c.watch.Records() {
+	recs := c.watch.Records()
+	for i := range recs {
+		r := &recs[i]
 		if r.Expired() {
 			continue
 		}

@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"net"
+	"os"
 	"time"
 
 	"github.com/miniwatchd/miniwatchd/internal/poll"
@@ -24,6 +25,12 @@ func (s *Server) serveConn(conn net.Conn) {
 		return
 	}
 	sock, err := poll.TakeSocket(conn) // closes conn; the duplicate stays open
+	s.attachSocket(c, sock, err)
+}
+
+// attachSocket hands client c's socket to the event loop, or frees c when
+// taking the socket failed (err).
+func (s *Server) attachSocket(c *client, sock *os.File, err error) {
 	if err != nil {
 		s.log.Warn("cannot take over the connection's socket", "addr", c.addr, "err", err)
 		s.mu.Lock()
@@ -87,6 +94,8 @@ func (s *Server) newClient(conn net.Conn) *client {
 	s.mu.Unlock()
 	if tc, ok := conn.(*net.TCPConn); ok {
 		tuneTCP(tc, keepalive)
+	} else {
+		tuneAccepted(conn, keepalive) // accept_linux.go
 	}
 	s.stats.totalConnections.Add(1)
 	return c

@@ -145,7 +145,7 @@ func (s *Server) openAddr(bind string, port int, kind string) (net.Listener, err
 	lc := net.ListenConfig{KeepAlive: -1}
 	ln, err := lc.Listen(context.Background(), network, net.JoinHostPort(host, strconv.Itoa(port)))
 	if err == nil {
-		return ln, nil
+		return wrapListener(ln), nil // accept_linux.go
 	}
 	s.log.Warn("Warning: Could not create server " + kind + " listening socket " + addr + ":" +
 		strconv.Itoa(port) + ": " + netErrText(err))
@@ -375,6 +375,9 @@ func (s *Server) startAcceptLocked(ln net.Listener, tls bool) {
 // acceptLoop accepts on ln until it is closed; each connection is handed
 // to the event loop (TLS connections after their handshake, tls.go).
 func (s *Server) acceptLoop(ln net.Listener, tls bool) {
+	if !tls && s.acceptRaw(ln) { // accept_linux.go: plain TCP on Linux
+		return
+	}
 	for {
 		conn, err := ln.Accept()
 		if err != nil {

@@ -110,3 +110,46 @@ func TestWhyFirstTouchOnly(t *testing.T) {
 		t.Fatalf("lazy why %+v", *w)
 	}
 }
+
+// TestWhyOneTouchManyWatchers: every watcher a touch dirties gets the same
+// explanation but for its own first WATCH time and, for the writer's own
+// watch state, the own-write cause.
+func TestWhyOneTouchManyWatchers(t *testing.T) {
+	var now int64 = 100
+	var ctx Context
+	ctx.SetClock(&now)
+	var k Keys
+	k.SetContext(&ctx)
+	cs := make([]Client, 4)
+	for i := range cs {
+		now = int64(100 + i)
+		cs[i].Watch(&k, 2, "x", false)
+	}
+	now = 200
+	ctx.Cause, ctx.Src, ctx.By, ctx.Cmd = CauseWrite, &cs[2], benchBreaker{}, "set"
+	k.Touch("x", true)
+	for i := range cs {
+		w := cs[i].Why()
+		want := CauseWrite
+		if i == 2 {
+			want = CauseOwn
+		}
+		if !cs[i].Dirty() || !cs[i].Explained() || w.Cause != want || w.Key != "x" || w.DB != 2 || w.AtMs != 200 ||
+			w.WatchedAtMs != int64(100+i) || w.ByID != 7 || w.ByName != "writer" || w.Cmd != "set" {
+			t.Fatalf("watcher %d: %+v", i, *w)
+		}
+	}
+	// A server cause (expiry) is the same for everyone.
+	for i := range cs {
+		cs[i].Reset()
+		cs[i].Watch(&k, 2, "y", false)
+	}
+	prev := ctx.BeginRemoval(CauseExpiredActive)
+	k.Touch("y", false)
+	ctx.EndRemoval(prev)
+	for i := range cs {
+		if w := cs[i].Why(); w.Cause != CauseExpiredActive || w.ByID != -1 || w.ByName != "" {
+			t.Fatalf("watcher %d after expiry: %+v", i, *w)
+		}
+	}
+}

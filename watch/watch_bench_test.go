@@ -127,3 +127,82 @@ func BenchmarkTouchUnwatchedKeyWithContext(b *testing.B) {
 		k.Touch("key:000000012345", true)
 	}
 }
+
+// BenchmarkContentionRound10000 is the WSCALE touch row (bench/targets.sh):
+// 10,000 watchers of one key and the write that dirties them all.
+func BenchmarkContentionRound10000(b *testing.B) { benchContentionRound(b, 10000) }
+
+// BenchmarkWatchDistinct1000 is one client of the WSCALE memory and
+// disconnect rows: WATCH of 1,000 keys nobody else watches, then the drop
+// of all of them (a disconnect, UNWATCH or EXEC). Other clients' 10,000
+// records stay in the db, as on a busy server.
+func BenchmarkWatchDistinct1000(b *testing.B) {
+	var k Keys
+	others := make([]Client, 10)
+	for i := range others {
+		for j := 0; j < 1000; j++ {
+			others[i].Watch(&k, 0, "other:"+strconv.Itoa(i)+":"+strconv.Itoa(j), false)
+		}
+	}
+	keys := make([]string, 1000)
+	for i := range keys {
+		keys[i] = "watchscale:1:" + strconv.Itoa(i)
+	}
+	var c Client
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, key := range keys {
+			c.Watch(&k, 0, key, false)
+		}
+		c.UnwatchAll()
+	}
+}
+
+// BenchmarkUnwatchMillion is the WSCALE disconnect row without the
+// network: 1,000 clients watching 1,000 distinct keys each drop all their
+// records, one client after the other. ns/op is per record.
+func BenchmarkUnwatchMillion(b *testing.B) {
+	const clients, keys = 1000, 1000
+	var k Keys
+	cs := make([]Client, clients)
+	names := make([]string, 0, clients*keys)
+	for i := 0; i < clients; i++ {
+		for j := 0; j < keys; j++ {
+			names = append(names, "watchscale:"+strconv.Itoa(i)+":"+strconv.Itoa(j))
+		}
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for n := 0; n < b.N; n += clients * keys {
+		b.StopTimer()
+		for i := range cs {
+			for j := 0; j < keys; j++ {
+				cs[i].Watch(&k, 0, names[i*keys+j], false)
+			}
+		}
+		b.StartTimer()
+		for i := range cs {
+			cs[i].UnwatchAll()
+		}
+	}
+}
+
+// BenchmarkTouch10000 times the touch alone: one write of a key 10,000
+// clients watch (the WATCHes are outside the timer). It allocates nothing.
+func BenchmarkTouch10000(b *testing.B) {
+	var k Keys
+	clients := make([]Client, 10000)
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		for j := range clients {
+			clients[j].Reset()
+			clients[j].Watch(&k, 0, "hot", false)
+		}
+		b.StartTimer()
+		k.Touch("hot", true)
+	}
+	if !clients[0].Dirty() || k.Len() != 0 {
+		b.Fatal("the watchers were not touched")
+	}
+}

@@ -92,11 +92,12 @@ type Stats struct {
 	Bytes                int64 // estimated bytes held by records and key lists
 }
 
-// Estimated sizes of the bookkeeping (64-bit): a record, its string's bytes
-// aside, plus its slots in the key's list and the client's list; a watched
-// key's map entry (string and slice headers, bucket overhead).
+// Estimated sizes of the bookkeeping (64-bit): a record (in its client's
+// list) and its slot in the key's watcher list; a watched key's map entry
+// (string header, inline first watcher, group overhead), its bytes counted
+// apart, once per (db, key).
 const (
-	RecordBytes = int64(unsafe.Sizeof(Record{})) + 16
+	RecordBytes = int64(unsafe.Sizeof(Record{}) + unsafe.Sizeof(watcher{}))
 	KeyBytes    = 48
 )
 
@@ -134,30 +135,35 @@ func (t *Context) added(key string, newKey bool) {
 	}
 	s := &t.Stats
 	s.Records++
-	s.Bytes += RecordBytes + int64(len(key))
+	s.Bytes += RecordBytes
 	if s.Records > s.PeakRecords {
 		s.PeakRecords = s.Records
 	}
 	if newKey {
 		s.Keys++
-		s.Bytes += KeyBytes
+		s.Bytes += KeyBytes + int64(len(key))
 		if s.Keys > s.PeakKeys {
 			s.PeakKeys = s.Keys
 		}
 	}
 }
 
-func (t *Context) removed(key string, lastOfKey bool) {
+// removed counts one record gone.
+func (t *Context) removed() {
 	if t == nil {
 		return
 	}
-	s := &t.Stats
-	s.Records--
-	s.Bytes -= RecordBytes + int64(len(key))
-	if lastOfKey {
-		s.Keys--
-		s.Bytes -= KeyBytes
+	t.Stats.Records--
+	t.Stats.Bytes -= RecordBytes
+}
+
+// removedKey counts a watched key gone (its last record was removed).
+func (t *Context) removedKey(key string) {
+	if t == nil {
+		return
 	}
+	t.Stats.Keys--
+	t.Stats.Bytes -= KeyBytes + int64(len(key))
 }
 
 // Why explains the first touch that made a client dirty.
@@ -230,12 +236,27 @@ func (c *Client) explain(t *Context, db int, key string, cause Cause) {
 	}
 }
 
+// explainLike records for c the touch already explained for tmpl (the same
+// key, db, time and breaker), without asking the context again: only the
+// first WATCH time and the own-write cause are c's own.
+func (c *Client) explainLike(tmpl *Client, t *Context) {
+	c.why = tmpl.why
+	c.whySet = true
+	c.why.WatchedAtMs = c.watchedAt
+	if t != nil && t.Cause == CauseWrite && (c.why.Cause == CauseOwn || c.why.Cause == CauseWrite) {
+		c.why.Cause = CauseWrite
+		if t.Cause == CauseWrite && t.Src == c {
+			c.why.Cause = CauseOwn
+		}
+	}
+}
+
 // MarkClientDirty makes the record's client dirty, keeping every record
 // (whole-database touches, T-2), and explains it by the current context.
 func (r *Record) MarkClientDirty() {
-	c := r.client
+	c := r.Client()
 	if !c.dirty {
-		c.explain(r.keys.ctx, r.db, r.key, CauseNone)
+		c.explain(r.keys.ctx, r.keys.db, r.Key(), CauseNone)
 	}
 	c.dirty = true
 }
@@ -244,7 +265,7 @@ func (r *Record) MarkClientDirty() {
 // watched, is past its deadline at EXEC (T-3).
 func (c *Client) MarkDirtyExpired(r *Record) {
 	if !c.dirty {
-		c.explain(r.keys.ctx, r.db, r.key, CauseExpiredExec)
+		c.explain(r.keys.ctx, r.keys.db, r.Key(), CauseExpiredExec)
 	}
 	c.dirty = true
 }

@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -19,7 +20,7 @@ const DefaultBusyPoll = 50 * time.Microsecond
 // availableCPUs is how many CPUs the process may keep busy at once: those
 // of its affinity mask, lowered by the smallest CPU quota of its cgroup
 // and the cgroup's ancestors (v2 cpu.max, or v1 cpu.cfs_quota_us over
-// cpu.cfs_period_us). readFile reads a file (os.ReadFile; tests fake it).
+// cpu.cfs_period_us). readFile reads a file (readSmallFile; tests fake it).
 func availableCPUs(readFile func(string) ([]byte, error)) float64 {
 	n := float64(runtime.NumCPU())
 	if q, ok := cgroupQuota(readFile); ok && q < n {
@@ -121,8 +122,36 @@ func parseCFSQuota(quota, period string) (cpus float64, ok bool) {
 // thread sleeps, while the other runs everything else; with one, the loop
 // parks in the runtime's poller (see poller_linux.go).
 func Processors() int {
-	if availableCPUs(os.ReadFile) < 2 {
+	if availableCPUs(readSmallFile) < 2 {
 		return 1
 	}
 	return 2
+}
+
+// readSmallFile reads a /proc or /sys file of at most 64 kB with plain
+// system calls: os.ReadFile would register each file with the runtime's
+// network poller (four system calls more a file, and the poller's own
+// set-up early in a start).
+func readSmallFile(name string) ([]byte, error) {
+	fd, err := syscall.Open(name, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: name, Err: err}
+	}
+	defer syscall.Close(fd)
+	buf := make([]byte, 64<<10)
+	n := 0
+	for n < len(buf) {
+		m, err := syscall.Read(fd, buf[n:])
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, &os.PathError{Op: "read", Path: name, Err: err}
+		}
+		if m == 0 {
+			break
+		}
+		n += m
+	}
+	return buf[:n], nil
 }

@@ -1,6 +1,7 @@
 package poll
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 	"testing"
@@ -96,5 +97,18 @@ func TestProcessors(t *testing.T) {
 	}
 	if got := Processors(); got != want {
 		t.Errorf("Processors() = %v with %v CPUs available, want %v", got, availableCPUs(os.ReadFile), want)
+	}
+}
+
+func TestReadSmallFile(t *testing.T) {
+	for _, name := range []string{"/proc/self/cgroup", "cpus.go"} {
+		want, werr := os.ReadFile(name)
+		got, err := readSmallFile(name)
+		if (werr == nil) != (err == nil) || string(got) != string(want) {
+			t.Errorf("readSmallFile(%s) = %d bytes, %v; os.ReadFile: %d bytes, %v", name, len(got), err, len(want), werr)
+		}
+	}
+	if _, err := readSmallFile("/nonexistent/cpu.max"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("readSmallFile of a missing file: %v, want ErrNotExist", err)
 	}
 }

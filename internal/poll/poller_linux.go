@@ -201,11 +201,18 @@ func (p *epollPoller) Close() error {
 
 // block waits in epoll_wait as a blocking system call.
 func (p *epollPoller) block(raw []syscall.EpollEvent, timeout time.Duration) (int, error) {
-	ms := -1
 	if timeout > 0 {
-		ms = int((timeout + time.Millisecond - 1) / time.Millisecond)
+		ms := int((timeout + time.Millisecond - 1) / time.Millisecond)
+		return syscall.EpollWait(p.epfd, raw, ms)
 	}
-	return syscall.EpollWait(p.epfd, raw, ms)
+	for {
+		// The runtime's preemption signal interrupts the wait (EINTR):
+		// without a deadline, wait again.
+		n, err := syscall.EpollWait(p.epfd, raw, -1)
+		if err != syscall.EINTR {
+			return n, err
+		}
+	}
 }
 
 // park parks the goroutine in the runtime's poller until epfd is ready or
