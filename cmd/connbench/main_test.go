@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/miniwatchd/miniwatchd/server"
+	"github.com/miniwatchd/miniwatchd"
 )
 
 func TestParseArgs(t *testing.T) {
@@ -59,17 +59,11 @@ func TestResultLine(t *testing.T) {
 	}
 }
 
-// startServer runs an in-process miniwatchd on a free port.
+// startServer runs an in-process miniwatchd on a free port (the embedding
+// API's Run), closed when the test ends.
 func startServer(t *testing.T) string {
 	t.Helper()
-	cfg := server.DefaultConfig()
-	cfg.Port = 0
-	s, err := server.Start(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s.Addr().String()
+	return miniwatchd.Run(t).Addr()
 }
 
 func TestRunAgainstServer(t *testing.T) {

@@ -7,20 +7,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/miniwatchd/miniwatchd/server"
+	"github.com/miniwatchd/miniwatchd"
 )
 
-// startServer runs an in-process miniwatchd on a free port.
+// startServer runs an in-process miniwatchd on a free port (the embedding
+// API's Run), closed when the test ends.
 func startServer(t *testing.T) string {
 	t.Helper()
-	cfg := server.DefaultConfig()
-	cfg.Port = 0
-	s, err := server.Start(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s.Addr().String()
+	return miniwatchd.Run(t).Addr()
 }
 
 // results returns the key=value fields of every RESULT line, by mode.
