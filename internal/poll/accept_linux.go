@@ -52,24 +52,9 @@ func AcceptBatch(rc syscall.RawConn, batch []Accepted) ([]Accepted, error) {
 // original's file status), and os.NewFile registers such a descriptor.
 // Closing it wakes a goroutine waiting on it.
 func PollableDup(sc syscall.Conn) (*os.File, error) {
-	rc, err := sc.SyscallConn()
+	nfd, err := dupSocket(sc)
 	if err != nil {
 		return nil, err
-	}
-	nfd := -1
-	var derr error
-	if err := rc.Control(func(fd uintptr) {
-		r, _, errno := syscall.Syscall(syscall.SYS_FCNTL, fd, syscall.F_DUPFD_CLOEXEC, 0)
-		if errno != 0 {
-			derr = os.NewSyscallError("fcntl", errno)
-			return
-		}
-		nfd = int(r)
-	}); err != nil {
-		return nil, err
-	}
-	if derr != nil {
-		return nil, derr
 	}
 	return os.NewFile(uintptr(nfd), "listener"), nil
 }

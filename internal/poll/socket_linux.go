@@ -23,35 +23,36 @@ func TakeSocket(conn net.Conn) (*os.File, error) {
 		conn.Close()
 		return nil, errors.New("not a socket connection")
 	}
+	nfd, err := dupSocket(sc)
+	conn.Close()
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.SetNonblock(nfd, false); err != nil {
+		syscall.Close(nfd)
+		return nil, err
+	}
+	return SocketFile(nfd)
+}
+
+// dupSocket duplicates sc's descriptor (close-on-exec); the duplicate
+// shares the socket and its file status flags (O_NONBLOCK).
+func dupSocket(sc syscall.Conn) (int, error) {
 	rc, err := sc.SyscallConn()
 	if err != nil {
-		conn.Close()
-		return nil, err
+		return -1, err
 	}
 	nfd := -1
 	var derr error
 	if err := rc.Control(func(fd uintptr) {
 		r, _, errno := syscall.Syscall(syscall.SYS_FCNTL, fd, syscall.F_DUPFD_CLOEXEC, 0)
 		if errno != 0 {
-			derr = errno
+			derr = os.NewSyscallError("fcntl", errno)
 			return
 		}
 		nfd = int(r)
-	}); err != nil && derr == nil {
-		derr = err
+	}); err != nil {
+		return -1, err
 	}
-	conn.Close()
-	if derr != nil {
-		return nil, derr
-	}
-	if err := syscall.SetNonblock(nfd, false); err != nil {
-		syscall.Close(nfd)
-		return nil, err
-	}
-	f := os.NewFile(uintptr(nfd), "socket")
-	if err := syscall.SetNonblock(nfd, true); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return f, nil
+	return nfd, derr
 }
