@@ -105,13 +105,8 @@ func idle(o options, stdout io.Writer, stop <-chan os.Signal) *result {
 	conns := make([]net.Conn, o.conns)
 	start := time.Now()
 	parallel(o.conns, o.workers, func(i int) {
-		nc, err := net.DialTimeout("tcp", o.addr, o.timeout)
+		nc, err := dialPing(o)
 		if err != nil {
-			res.fail(fmt.Errorf("connection %d: %w", i, err))
-			return
-		}
-		if err := ping(nc, o.timeout); err != nil {
-			nc.Close()
 			res.fail(fmt.Errorf("connection %d: %w", i, err))
 			return
 		}
@@ -147,6 +142,20 @@ func idle(o options, stdout io.Writer, stop <-chan os.Signal) *result {
 	return res
 }
 
+// dialPing connects to o.addr and waits for the PONG of one PING; on
+// error the connection is closed.
+func dialPing(o options) (net.Conn, error) {
+	nc, err := net.DialTimeout("tcp", o.addr, o.timeout)
+	if err != nil {
+		return nil, err
+	}
+	if err := ping(nc, o.timeout); err != nil {
+		nc.Close()
+		return nil, err
+	}
+	return nc, nil
+}
+
 // acceptPing makes o.conns connections, o.workers at a time, each
 // connect, PING, PONG, close.
 func acceptPing(o options) *result {
@@ -154,16 +163,12 @@ func acceptPing(o options) *result {
 	var pongs atomic.Int64
 	start := time.Now()
 	parallel(o.conns, o.workers, func(i int) {
-		nc, err := net.DialTimeout("tcp", o.addr, o.timeout)
+		nc, err := dialPing(o)
 		if err != nil {
 			res.fail(fmt.Errorf("connection %d: %w", i, err))
 			return
 		}
-		if err := ping(nc, o.timeout); err != nil {
-			res.fail(fmt.Errorf("connection %d: %w", i, err))
-		} else {
-			pongs.Add(1)
-		}
+		pongs.Add(1)
 		nc.Close()
 	})
 	res.seconds = time.Since(start).Seconds()
