@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"github.com/miniwatchd/miniwatchd/cluster"
 	"net"
 	"sort"
 	"strconv"
@@ -318,4 +319,33 @@ func TestClusterBusRole(t *testing.T) {
 		l := ownerLine(v, c)
 		return strings.Contains(l, " slave "+a+" 1") && !strings.Contains(l, "-")
 	})
+}
+
+// A slot a node loses through gossip takes its keys with it, through the
+// db's write choke point: a WATCH of such a key on the losing node aborts
+// the transaction (write-breaks-WATCH for clusterUpdateSlotsConfigWith's
+// delKeysInSlot).
+func TestClusterBusLostSlotBreaksWatch(t *testing.T) {
+	nodes := startBusCluster(t, 3)
+	a, b := busID(t, nodes[0]), busID(t, nodes[1])
+	key := ""
+	for i := 0; key == ""; i++ {
+		if k := "k" + strconv.Itoa(i); cluster.KeyHashSlot(k) == 200 {
+			key = k
+		}
+	}
+	ca := dialAOF(t, nodes[0])
+	ca.must("SET", key, "v")
+	ca.must("WATCH", key)
+	cb := dialAOF(t, nodes[1])
+	cb.must("CLUSTER", "SETSLOT", "200", "IMPORTING", a)
+	cb.must("CLUSTER", "SETSLOT", "200", "NODE", b) // bumps b's epoch: gossip moves the slot
+	busWait(t, "slot 200 left the first node", nodes[:1], func(int, string) bool {
+		return dialAOF(t, nodes[0]).must("CLUSTER", "COUNTKEYSINSLOT", "200") == int64(0)
+	})
+	ca.must("MULTI")
+	ca.must("PING")
+	if got := ca.do("EXEC"); got != "<nil>" {
+		t.Fatalf("EXEC after the watched key's slot moved away = %v, want a null reply", got)
+	}
 }
