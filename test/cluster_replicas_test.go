@@ -205,7 +205,7 @@ func (rc replicaCluster) waitReplicasListed(t *testing.T) {
 			for _, e := range slots.Elems {
 				ok = ok && len(e.Elems) == 3+(len(rc.addrs)/rc.masters-1)
 			}
-			if ok && !strings.Contains(fmt.Sprint(clusterDo(t, a, "CLUSTER", "SHARDS")), "loading") {
+			if ok && shardsSettled(clusterDo(t, a, "CLUSTER", "SHARDS")) {
 				break
 			}
 			if time.Now().After(deadline) {
@@ -214,6 +214,29 @@ func (rc replicaCluster) waitReplicasListed(t *testing.T) {
 			time.Sleep(100 * time.Millisecond)
 		}
 	}
+}
+
+// shardsSettled reports whether a CLUSTER SHARDS reply lists no node as
+// loading and every node with a positive replication offset: a node learns
+// the other nodes' offsets from their pings, so right after the writes a
+// redis-server node may still show another master's offset as 0.
+func shardsSettled(shards node) bool {
+	if strings.Contains(fmt.Sprint(shards), "loading") {
+		return false
+	}
+	for _, sh := range shards.Elems {
+		if len(sh.Elems) < 4 {
+			return false
+		}
+		for _, n := range sh.Elems[3].Elems {
+			for i := 0; i+1 < len(n.Elems); i += 2 {
+				if n.Elems[i].Str == "replication-offset" && n.Elems[i+1].Int <= 0 {
+					return false
+				}
+			}
+		}
+	}
+	return true
 }
 
 // TestDiffClusterReplicasShape compares CLUSTER NODES, REPLICAS, SLOTS and
