@@ -2,9 +2,9 @@ package server
 
 import "github.com/miniwatchd/miniwatchd/internal/poll"
 
-// DefaultBusyPoll is a busy polling window that catches the next request
-// of a client that answers at once (internal/poll's DefaultBusyPoll); the
-// server polls only when Config.BusyPoll asks it to.
+// DefaultBusyPoll is the busy polling window cmd/miniwatchd sets on two
+// processors (internal/poll's DefaultBusyPoll); an embedded server polls
+// only when Config.BusyPoll asks it to.
 const DefaultBusyPoll = poll.DefaultBusyPoll
 
 // Processors is how many processors cmd/miniwatchd gives the Go runtime

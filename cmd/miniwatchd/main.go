@@ -94,6 +94,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, started chan<
 	log := slog.New(h)
 	syslogWriter(h, cfg, log)
 	cfg.Logger = log
+	if server.Processors() >= 2 {
+		cfg.BusyPoll = server.DefaultBusyPoll
+	}
 	if v := os.Getenv("MINIWATCHD_BUSY_POLL"); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil || d < 0 {

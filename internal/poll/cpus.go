@@ -10,11 +10,12 @@ import (
 	"time"
 )
 
-// DefaultBusyPoll is a busy polling window that catches the next request
-// of a client that answers its reply at once (MINIWATCHD_BUSY_POLL=50us).
-// Nothing polls unless asked to: since the event loop sleeps in a blocking
-// epoll_wait on its own thread (Processors), polling only buys a few
-// microseconds of latency at one client for CPU a busy machine lacks.
+// DefaultBusyPoll is the busy polling window cmd/miniwatchd gives the event
+// loop when it runs on two processors (Processors). A wait polls only while
+// several clients keep the loop busy and its thread gets a CPU at once
+// (epollPoller's readyAvg and contention): polling a single client's next
+// request, or on a machine whose CPUs are busy, spends CPU for a few
+// microseconds of latency.
 const DefaultBusyPoll = 50 * time.Microsecond
 
 // availableCPUs is how many CPUs the process may keep busy at once: those
