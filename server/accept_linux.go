@@ -5,7 +5,6 @@ package server
 import (
 	"errors"
 	"net"
-	"os"
 	"sync"
 	"syscall"
 	"time"
@@ -13,104 +12,200 @@ import (
 	"github.com/miniwatchd/miniwatchd/internal/poll"
 )
 
-// acceptRaw accepts on a plain TCP listener the way Redis's
-// acceptTcpHandler does: accept4(2) on the listening socket, the new
-// socket straight to the event loop, in the accept goroutine, without a
-// net.Conn in Go's network poller first (which cost a registration, a
-// duplicate, a close and a goroutine per connection: twice Redis's CPU per
-// accepted connection). It reports false, doing nothing, for a listener
-// it cannot take (TLS and Unix listeners keep acceptLoop's path); else it
-// returns when the listener is closed.
-func (s *Server) acceptRaw(ln net.Listener) bool {
+// The plain TCP listeners are accepted on in the event loop, as Redis's
+// acceptTcpHandler does in its ae loop: the listening socket is in the
+// loop's epoll set, and a readable listener is accept4(2)ed up to
+// maxAcceptsPerCall times in the round, each socket becoming a client
+// registered with the poller right there (no goroutine, no net.Conn in
+// Go's network poller, no second round of the engine lock). TLS and Unix
+// listeners keep acceptLoop's path (listen.go).
+//
+// Locking: the loop accepts with the engine lock held; l.accept.mu guards
+// the table of watched listeners; a listener's own mu orders its accepts
+// against its Close, which may run with or without the engine lock
+// (CONFIG SET, SHUTDOWN, Close): Close takes the socket out of the epoll
+// set before it closes it, under that mu. Order: engine lock, then
+// listener mu; the table's mu is never held with another.
+
+// maxAcceptsPerCall is Redis's MAX_ACCEPTS_PER_CALL.
+const maxAcceptsPerCall = 1000
+
+// acceptPause is how long a listener is left out of the loop's epoll set
+// after accept failed (EMFILE, ENFILE): the pending connections wait in
+// the backlog instead of waking the loop at every round.
+const acceptPause = 10 * time.Millisecond
+
+// loopAccept is the event loop's state for accepting.
+type loopAccept struct {
+	mu       sync.Mutex
+	lns      map[int]*acceptListener // by listening fd (mu)
+	batch    []poll.Accepted         // the loop's accept buffer (engine lock)
+	lastWarn time.Time               // last accept failure logged (engine lock)
+}
+
+// acceptListener is a plain TCP listener the event loop accepts on: a
+// duplicate of the socket net.Listen opened, which Go's network poller
+// does not watch (the original is closed, taking it out of the runtime's
+// epoll set, whose edge-triggered wake-ups would cost a thread wake-up per
+// connection besides the loop's own).
+type acceptListener struct {
+	fd   int // listening socket, non-blocking
+	addr net.Addr
+
+	mu     sync.Mutex
+	closed bool
+	paused bool       // out of the epoll set for acceptPause
+	loop   *eventLoop // the loop that watches it, nil before watchListener
+}
+
+// errLoopAccepts answers Accept on a listener the event loop accepts on.
+var errLoopAccepts = errors.New("the event loop accepts on this listener")
+
+// wrapListener makes a plain TCP listener one the event loop accepts on
+// (another listener, or one whose socket cannot be duplicated, is
+// returned as is and accepted on by acceptLoop).
+func wrapListener(ln net.Listener) net.Listener {
+	tl, ok := ln.(*net.TCPListener)
+	if !ok {
+		return ln
+	}
+	fd, err := poll.ListenerDup(tl)
+	if err != nil {
+		return ln
+	}
+	al := &acceptListener{fd: fd, addr: tl.Addr()}
+	tl.Close()
+	return al
+}
+
+func (al *acceptListener) Accept() (net.Conn, error) { return nil, errLoopAccepts }
+func (al *acceptListener) Addr() net.Addr            { return al.addr }
+
+// Close stops the listening: the socket leaves the loop's epoll set, then
+// is closed. Safe to call more than once and from any goroutine.
+func (al *acceptListener) Close() error {
+	al.mu.Lock()
+	if al.closed {
+		al.mu.Unlock()
+		return nil
+	}
+	al.closed = true
+	l := al.loop
+	if l != nil {
+		poll.RemoveListener(l.p, al.fd)
+	}
+	err := syscall.Close(al.fd)
+	al.mu.Unlock()
+	if l != nil {
+		l.accept.mu.Lock()
+		if l.accept.lns[al.fd] == al {
+			delete(l.accept.lns, al.fd)
+		}
+		l.accept.mu.Unlock()
+	}
+	return err
+}
+
+// watchListener puts a listener of wrapListener into the event loop's
+// epoll set and reports true; false for any other listener (acceptLoop's).
+func (s *Server) watchListener(ln net.Listener) bool {
 	al, ok := ln.(*acceptListener)
 	if !ok {
 		return false
 	}
-	f, err := al.pollable()
-	if err != nil {
-		return false
+	l := s.loop
+	al.mu.Lock()
+	defer al.mu.Unlock()
+	if al.closed || al.loop != nil {
+		return true
 	}
-	rc, err := f.SyscallConn()
-	if err != nil {
-		return false
+	l.accept.mu.Lock()
+	if l.accept.lns == nil {
+		l.accept.lns = map[int]*acceptListener{}
 	}
-	batch := make([]poll.Accepted, 0, 64)
-	for {
-		batch, err = poll.AcceptBatch(rc, batch)
-		for _, a := range batch {
-			s.serveAccepted(a)
-		}
-		if err == nil {
-			continue
-		}
-		if s.closing.Load() || s.ops.listenersClosed.Load() || errors.Is(err, net.ErrClosed) || errors.Is(err, os.ErrClosed) {
-			return true
-		}
+	l.accept.lns[al.fd] = al // a closed listener's fd may be reused
+	l.accept.mu.Unlock()
+	al.loop = l
+	if err := poll.AddListener(l.p, al.fd); err != nil {
 		s.log.Warn("Accepting client connection: " + err.Error())
-		time.Sleep(5 * time.Millisecond)
+	}
+	return true
+}
+
+// acceptReadyLocked accepts on the listener behind fd, when fd is one,
+// and registers every connection as a client (acceptTcpHandler).
+func (l *eventLoop) acceptReadyLocked(fd int) {
+	l.accept.mu.Lock()
+	al := l.accept.lns[fd]
+	l.accept.mu.Unlock()
+	if al == nil {
+		return
+	}
+	if l.accept.batch == nil {
+		l.accept.batch = make([]poll.Accepted, 0, maxAcceptsPerCall)
+	}
+	al.mu.Lock()
+	if al.closed || al.paused {
+		al.mu.Unlock()
+		return
+	}
+	batch, err := poll.AcceptReady(al.fd, l.accept.batch)
+	if err != nil {
+		al.paused = true
+		poll.PauseListener(l.p, al.fd, true)
+		time.AfterFunc(acceptPause, al.resume)
+	}
+	al.mu.Unlock()
+	for _, a := range batch {
+		l.serveAcceptedLocked(a)
+	}
+	clear(batch)
+	if err != nil && time.Since(l.accept.lastWarn) >= time.Second {
+		l.accept.lastWarn = time.Now()
+		l.s.log.Warn("Accepting client connection: " + err.Error())
 	}
 }
 
-// acceptListener is a TCP listener acceptRaw can take. Go does not let a
-// listener's own raw connection wait for readability (its Read is
-// refused), so acceptRaw waits on a duplicate of the listening socket
-// registered with the runtime's poller; Close closes the duplicate too
-// (else the socket would go on listening) and wakes its waiter.
-type acceptListener struct {
-	*net.TCPListener
-	mu     sync.Mutex
-	dup    *os.File
-	closed bool
+// resume puts a paused listener back into the epoll set.
+func (al *acceptListener) resume() {
+	al.mu.Lock()
+	defer al.mu.Unlock()
+	if !al.closed && al.paused {
+		al.paused = false
+		poll.PauseListener(al.loop.p, al.fd, false)
+	}
 }
 
-// wrapListener makes a TCP listener one acceptRaw can take.
-func wrapListener(ln net.Listener) net.Listener {
-	if tl, ok := ln.(*net.TCPListener); ok {
-		return &acceptListener{TCPListener: tl}
-	}
-	return ln
-}
-
-// pollable returns the listening socket's duplicate, made on first use.
-func (l *acceptListener) pollable() (*os.File, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.closed {
-		return nil, net.ErrClosed
-	}
-	if l.dup == nil {
-		f, err := poll.PollableDup(l.TCPListener)
-		if err != nil {
-			return nil, err
-		}
-		l.dup = f
-	}
-	return l.dup, nil
-}
-
-func (l *acceptListener) Close() error {
-	l.mu.Lock()
-	l.closed = true
-	if l.dup != nil {
-		l.dup.Close()
-	}
-	l.mu.Unlock()
-	return l.TCPListener.Close()
-}
-
-// serveAccepted registers an accepted socket as a client and hands it to
-// the event loop (serveConn for a socket taken from acceptRaw).
-func (s *Server) serveAccepted(a poll.Accepted) {
+// serveAcceptedLocked registers an accepted socket as a client and
+// watches it (newClient and attachSocket in one round of the engine lock).
+func (l *eventLoop) serveAcceptedLocked(a poll.Accepted) {
+	s := l.s
 	conn := &fdConn{fd: a.Fd, raddr: tcpAddr(a.Remote)}
 	if sa, err := syscall.Getsockname(a.Fd); err == nil {
 		conn.laddr = tcpAddr(sa)
 	}
-	c := s.newClient(conn) // closes conn when it refuses it
+	c, keepalive := s.newClientLocked(conn) // closes conn when it refuses it
 	if c == nil {
 		return
 	}
+	poll.TuneTCP(a.Fd, keepalive)
 	sock, err := poll.SocketFile(a.Fd)
-	s.attachSocket(c, sock, err)
+	if err != nil {
+		s.log.Warn("cannot take over the connection's socket", "addr", c.addr, "err", err)
+		s.freeClientLocked(c)
+		return
+	}
+	if s.closing.Load() {
+		s.freeClientLocked(c)
+		sock.Close()
+		return
+	}
+	c.sock, c.fd = sock, a.Fd
+	l.conns[c.fd] = c
+	if err := l.p.Add(c.fd, nil); err != nil {
+		s.log.Warn("cannot watch connection", "addr", c.addr, "err", err)
+		l.freeLocked(c)
+	}
 }
 
 // tcpAddr converts an IPv4 or IPv6 socket address.
@@ -130,7 +225,7 @@ func tcpAddr(sa syscall.Sockaddr) *net.TCPAddr {
 	return &net.TCPAddr{}
 }
 
-// fdConn is an accepted socket (blocking mode) as the net.Conn newClient
+// fdConn is an accepted socket (blocking mode) as the net.Conn newClientLocked
 // reads addresses from and writes a refusal to; the event loop takes the
 // descriptor itself afterwards (poll.SocketFile). Deadlines are not
 // supported: nothing sets them.
@@ -171,12 +266,3 @@ var errNoDeadline = errors.New("deadlines are not supported on an accepted socke
 func (c *fdConn) SetDeadline(time.Time) error      { return errNoDeadline }
 func (c *fdConn) SetReadDeadline(time.Time) error  { return errNoDeadline }
 func (c *fdConn) SetWriteDeadline(time.Time) error { return errNoDeadline }
-
-// tuneAccepted sets the socket options of a connection acceptRaw took.
-func tuneAccepted(conn net.Conn, keepalive int64) bool {
-	fc, ok := conn.(*fdConn)
-	if ok {
-		poll.TuneTCP(fc.fd, keepalive)
-	}
-	return ok
-}

@@ -4,12 +4,15 @@ package server
 
 import "net"
 
-// acceptRaw is Linux's raw accept path (accept_linux.go); elsewhere every
-// listener keeps acceptLoop's path.
-func (s *Server) acceptRaw(ln net.Listener) bool { return false }
+// loopAccept is Linux's state for accepting in the event loop
+// (accept_linux.go); elsewhere every listener keeps acceptLoop's path.
+type loopAccept struct{}
 
-// tuneAccepted is for sockets of acceptRaw, which only Linux has.
-func tuneAccepted(conn net.Conn, keepalive int64) bool { return false }
+// watchListener reports false: acceptLoop accepts on every listener.
+func (s *Server) watchListener(ln net.Listener) bool { return false }
 
-// wrapListener is for acceptRaw's listeners, which only Linux has.
+// acceptReadyLocked has no listener to accept on outside Linux.
+func (l *eventLoop) acceptReadyLocked(fd int) {}
+
+// wrapListener keeps ln: acceptLoop accepts on it.
 func wrapListener(ln net.Listener) net.Listener { return ln }

@@ -61,19 +61,32 @@ func (s *Server) attachSocket(c *client, sock *os.File, err error) {
 // need no lock, and every other client waits while it is held.
 func (s *Server) newClient(conn net.Conn) *client {
 	s.mu.Lock()
+	c, keepalive := s.newClientLocked(conn)
+	s.mu.Unlock()
+	if c == nil {
+		return nil
+	}
+	if tc, ok := conn.(*net.TCPConn); ok {
+		tuneTCP(tc, keepalive)
+	}
+	return c
+}
+
+// newClientLocked is newClient's part under the engine lock: it refuses
+// conn (writing the error and closing it) and returns nil, or registers
+// the client and returns it with the tcp-keepalive its socket is to get.
+func (s *Server) newClientLocked(conn net.Conn) (*client, int64) {
 	if len(s.clients) >= s.cfg.MaxClients {
-		s.mu.Unlock()
 		s.stats.rejectedConnections.Add(1)
 		conn.Write([]byte("-ERR max number of clients reached\r\n"))
 		conn.Close()
-		return nil
+		return nil, 0
 	}
 	if s.protectedDenyLocked(conn) { // protected.go
-		s.mu.Unlock()
 		s.stats.rejectedConnections.Add(1)
 		conn.Write([]byte(deniedText))
 		conn.Close()
-		return nil
+		return nil, 0
 	}
 	c := &client{
 		fd:        -1,
@@ -90,15 +103,8 @@ func (s *Server) newClient(conn net.Conn) *client {
 	c.parser.MaxBulkLen = s.cfg.ProtoMaxBulkLen
 	c.lastActive.Store(time.Now().UnixMilli())
 	s.clients[c.id] = c
-	keepalive := s.paramInt("tcp-keepalive")
-	s.mu.Unlock()
-	if tc, ok := conn.(*net.TCPConn); ok {
-		tuneTCP(tc, keepalive)
-	} else {
-		tuneAccepted(conn, keepalive) // accept_linux.go
-	}
 	s.stats.totalConnections.Add(1)
-	return c
+	return c, s.paramInt("tcp-keepalive")
 }
 
 // freeClientLocked drops a client's server-side state.

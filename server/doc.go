@@ -9,7 +9,7 @@
 // What happens to a command, in order, and the file that holds each step
 // (Redis's function in parentheses):
 //
-//   - Listener: Server.Listen and acceptLoop (listen.go; TLS in tls.go) accept
+//   - Listener: Server.Listen and acceptLoop (listen.go; TLS in tls.go; plain TCP in the event loop, accept_linux.go) accept
 //     connections; serveConn and newClient (conn.go) take the socket out of
 //     Go's poller and hand it to the event loop (acceptTcpHandler,
 //     createClient).

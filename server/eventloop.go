@@ -37,6 +37,7 @@ type eventLoop struct {
 	closing    []*client // clients to free at the end of the round (mu)
 	events     []poll.Event
 	busyEvents []poll.Event // for processEventsWhileBlockedLocked
+	accept     loopAccept   // the listeners it accepts on (accept_linux.go)
 }
 
 func newEventLoop(s *Server) (*eventLoop, error) {
@@ -91,6 +92,7 @@ func (l *eventLoop) roundLocked(events []poll.Event) (start time.Time) {
 	for _, ev := range events {
 		c := l.conns[ev.Fd]
 		if c == nil {
+			l.acceptReadyLocked(ev.Fd) // a listening socket, or one gone
 			continue
 		}
 		if ev.Readable {
@@ -124,7 +126,11 @@ func (l *eventLoop) processEventsWhileBlockedLocked() {
 	l.inLoop = true
 	for _, ev := range l.busyEvents[:n] {
 		c := l.conns[ev.Fd]
-		if c == nil || c.executing {
+		if c == nil {
+			l.acceptReadyLocked(ev.Fd) // Redis accepts here too
+			continue
+		}
+		if c.executing {
 			continue
 		}
 		if ev.Readable {

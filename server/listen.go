@@ -145,7 +145,10 @@ func (s *Server) openAddr(bind string, port int, kind string) (net.Listener, err
 	lc := net.ListenConfig{KeepAlive: -1}
 	ln, err := lc.Listen(context.Background(), network, net.JoinHostPort(host, strconv.Itoa(port)))
 	if err == nil {
-		return wrapListener(ln), nil // accept_linux.go
+		if kind == "TCP" {
+			return wrapListener(ln), nil // accept_linux.go: the event loop accepts
+		}
+		return ln, nil
 	}
 	s.log.Warn("Warning: Could not create server " + kind + " listening socket " + addr + ":" +
 		strconv.Itoa(port) + ": " + netErrText(err))
@@ -360,9 +363,14 @@ func (s *Server) Serve() error {
 	return nil
 }
 
-// startAcceptLocked starts ln's accept loop once the server serves (lnMu).
+// startAcceptLocked starts accepting on ln once the server serves (lnMu):
+// in the event loop for a plain TCP listener on Linux (accept_linux.go),
+// else in an accept loop of its own.
 func (s *Server) startAcceptLocked(ln net.Listener, tls bool) {
 	if !s.lns.serving || s.closing.Load() {
+		return
+	}
+	if !tls && s.watchListener(ln) {
 		return
 	}
 	s.wg.Add(1)
@@ -375,9 +383,6 @@ func (s *Server) startAcceptLocked(ln net.Listener, tls bool) {
 // acceptLoop accepts on ln until it is closed; each connection is handed
 // to the event loop (TLS connections after their handshake, tls.go).
 func (s *Server) acceptLoop(ln net.Listener, tls bool) {
-	if !tls && s.acceptRaw(ln) { // accept_linux.go: plain TCP on Linux
-		return
-	}
 	for {
 		conn, err := ln.Accept()
 		if err != nil {

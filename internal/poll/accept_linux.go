@@ -7,56 +7,11 @@ import (
 	"syscall"
 )
 
-// Accepted is one connection taken from a listener by AcceptBatch: its
+// Accepted is one connection taken from a listener by AcceptReady: its
 // socket, close-on-exec and in blocking mode, and the peer's address.
 type Accepted struct {
 	Fd     int
 	Remote syscall.Sockaddr
-}
-
-// AcceptBatch accepts up to cap(batch) pending connections of the
-// listening socket behind rc with accept4(2), parking the goroutine in the
-// runtime's poller while none is pending. The sockets never enter Go's
-// network poller: the event loop alone waits on them (SocketFile), as
-// Redis's acceptTcpHandler hands its sockets to its own loop. A batch may
-// come back with the error that ended it (EMFILE, say); an error from rc
-// itself (the listener was closed) comes back with an empty batch.
-func AcceptBatch(rc syscall.RawConn, batch []Accepted) ([]Accepted, error) {
-	batch = batch[:0]
-	var aerr error
-	err := rc.Read(func(fd uintptr) bool {
-		for len(batch) < cap(batch) {
-			nfd, sa, err := syscall.Accept4(int(fd), syscall.SOCK_CLOEXEC)
-			switch err {
-			case nil:
-				batch = append(batch, Accepted{Fd: nfd, Remote: sa})
-			case syscall.EAGAIN:
-				return len(batch) > 0
-			case syscall.EINTR, syscall.ECONNABORTED:
-			default:
-				aerr = os.NewSyscallError("accept4", err)
-				return true
-			}
-		}
-		return true
-	})
-	if err != nil {
-		return batch, err
-	}
-	return batch, aerr
-}
-
-// PollableDup returns a duplicate of sc's socket (a listener, say) that
-// the runtime's poller watches, so that its raw connection's Read can wait
-// for readability: the duplicate is non-blocking (it shares the
-// original's file status), and os.NewFile registers such a descriptor.
-// Closing it wakes a goroutine waiting on it.
-func PollableDup(sc syscall.Conn) (*os.File, error) {
-	nfd, err := dupSocket(sc)
-	if err != nil {
-		return nil, err
-	}
-	return os.NewFile(uintptr(nfd), "listener"), nil
 }
 
 // SocketFile wraps an accepted socket in blocking mode into an *os.File
@@ -88,3 +43,69 @@ func TuneTCP(fd int, keepalive int64) {
 	syscall.SetsockoptInt(fd, syscall.IPPROTO_TCP, syscall.TCP_KEEPINTVL, max(secs/3, 1))
 	syscall.SetsockoptInt(fd, syscall.IPPROTO_TCP, syscall.TCP_KEEPCNT, 3)
 }
+
+// AcceptReady, for a listening socket the event loop watches
+// (AddListener), accepts up to cap(batch) pending connections
+// with accept4(2) and returns when none is left (EAGAIN), without
+// waiting. The sockets are close-on-exec and in blocking mode, for
+// SocketFile. A batch may come back with the error that ended it (EMFILE,
+// ENFILE, EINVAL once the socket no longer listens).
+func AcceptReady(fd int, batch []Accepted) ([]Accepted, error) {
+	batch = batch[:0]
+	for len(batch) < cap(batch) {
+		nfd, sa, err := syscall.Accept4(fd, syscall.SOCK_CLOEXEC)
+		switch err {
+		case nil:
+			batch = append(batch, Accepted{Fd: nfd, Remote: sa})
+		case syscall.EAGAIN:
+			return batch, nil
+		case syscall.EINTR, syscall.ECONNABORTED:
+		default:
+			return batch, os.NewSyscallError("accept4", err)
+		}
+	}
+	return batch, nil
+}
+
+// AddListener makes p's Wait report a listening socket fd (non-blocking)
+// as readable while connections are pending, as Redis's ae loop watches
+// its listening sockets. Call it with the engine lock held.
+func AddListener(p Poller, fd int) error {
+	ep, ok := p.(*epollPoller)
+	if !ok {
+		return syscall.ENOTSUP
+	}
+	ev := syscall.EpollEvent{Events: syscall.EPOLLIN, Fd: int32(fd)}
+	return syscall.EpollCtl(ep.epfd, syscall.EPOLL_CTL_ADD, fd, &ev)
+}
+
+// PauseListener stops (paused) or resumes reporting fd, a listener added
+// with AddListener: a loop that cannot accept for a while (EMFILE) does not
+// spin on it meanwhile. It touches no state of p but the kernel's epoll
+// set, so it may be called from any goroutine while fd is open.
+func PauseListener(p Poller, fd int, paused bool) error {
+	ep, ok := p.(*epollPoller)
+	if !ok {
+		return syscall.ENOTSUP
+	}
+	ev := syscall.EpollEvent{Events: syscall.EPOLLIN, Fd: int32(fd)}
+	if paused {
+		ev.Events = 0
+	}
+	return syscall.EpollCtl(ep.epfd, syscall.EPOLL_CTL_MOD, fd, &ev)
+}
+
+// RemoveListener stops watching fd, a listener added with AddListener,
+// before it is closed. Like PauseListener it may be called from any
+// goroutine while fd is open.
+func RemoveListener(p Poller, fd int) {
+	if ep, ok := p.(*epollPoller); ok {
+		syscall.EpollCtl(ep.epfd, syscall.EPOLL_CTL_DEL, fd, nil)
+	}
+}
+
+// ListenerDup returns a duplicate of sc's listening socket (close-on-exec,
+// non-blocking as the original) that Go's network poller does not watch:
+// closing the original afterwards takes the socket out of the runtime's
+// epoll set, and the duplicate goes on listening for the event loop.
+func ListenerDup(sc syscall.Conn) (int, error) { return dupSocket(sc) }
