@@ -31,6 +31,13 @@ func latDistance(lat1d, lat2d float64) float64 {
 // Distance is geohashGetDistance: the haversine great-circle distance in
 // meters, taking the meridian shortcut when the longitudes are the same.
 func Distance(lon1d, lat1d, lon2d, lat2d float64) float64 {
+	return distanceCos(lon1d, lat1d, Cos(degRad(lat1d)), lon2d, lat2d)
+}
+
+// distanceCos is Distance given cos1 = Cos(degRad(lat1d)), which a search
+// computes once for its centre: the same operations in the same order, so
+// the same result.
+func distanceCos(lon1d, lat1d, cos1, lon2d, lat2d float64) float64 {
 	lon1r := degRad(lon1d)
 	lon2r := degRad(lon2d)
 	v := Sin((lon2r - lon1r) / 2)
@@ -40,14 +47,15 @@ func Distance(lon1d, lat1d, lon2d, lat2d float64) float64 {
 	lat1r := degRad(lat1d)
 	lat2r := degRad(lat2d)
 	u := Sin((lat2r - lat1r) / 2)
-	a := u*u + Cos(lat1r)*Cos(lat2r)*v*v
+	a := u*u + cos1*Cos(lat2r)*v*v
 	return 2.0 * EarthRadius * Asin(math.Sqrt(a))
 }
 
-// distanceFast is Distance with Go's math functions (within a few ulps):
-// a search uses it to reject the candidates clearly outside the area
-// before computing the exact distance of the others.
-func distanceFast(lon1d, lat1d, lon2d, lat2d float64) float64 {
+// distanceFast is distanceCos with Go's math functions (within a few
+// ulps; cos1 = math.Cos(degRad(lat1d))): a search uses it to reject the
+// candidates clearly outside the area before computing the exact distance
+// of the others.
+func distanceFast(lon1d, lat1d, cos1, lon2d, lat2d float64) float64 {
 	lon1r := degRad(lon1d)
 	lon2r := degRad(lon2d)
 	v := math.Sin((lon2r - lon1r) / 2)
@@ -57,7 +65,7 @@ func distanceFast(lon1d, lat1d, lon2d, lat2d float64) float64 {
 	lat1r := degRad(lat1d)
 	lat2r := degRad(lat2d)
 	u := math.Sin((lat2r - lat1r) / 2)
-	a := u*u + math.Cos(lat1r)*math.Cos(lat2r)*v*v
+	a := u*u + cos1*math.Cos(lat2r)*v*v
 	return 2.0 * EarthRadius * math.Asin(math.Sqrt(a))
 }
 
@@ -71,7 +79,7 @@ func inRectangle(widthM, heightM, x1, y1, x2, y2 float64) (float64, bool) {
 	if latDistance(y2, y1) > heightM/2 {
 		return 0, false
 	}
-	if clearlyBeyond(distanceFast(x2, y2, x1, y2), widthM/2) || Distance(x2, y2, x1, y2) > widthM/2 {
+	if clearlyBeyond(distanceFast(x2, y2, math.Cos(degRad(y2)), x1, y2), widthM/2) || Distance(x2, y2, x1, y2) > widthM/2 {
 		return 0, false
 	}
 	return Distance(x1, y1, x2, y2), true
@@ -107,6 +115,9 @@ type Shape struct {
 	Conversion            float64
 	Radius, Width, Height float64
 	bounds                [4]float64 // min lon, min lat, max lon, max lat
+	// cosLat and cosLatFast are the cosine of Latitude by Cos and by
+	// math.Cos, set by Search for a radius's distances.
+	cosLat, cosLatFast float64
 }
 
 // boundingBox is geohashBoundingBox.

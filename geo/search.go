@@ -1,6 +1,7 @@
 package geo
 
 import (
+	"math"
 	"slices"
 	"strconv"
 )
@@ -28,10 +29,14 @@ func (s *Shape) withinShape(score float64) (p Point, ok bool) {
 		dist, ok = inRectangle(s.Width*s.Conversion, s.Height*s.Conversion, s.Longitude, s.Latitude, lon, lat)
 	} else {
 		limit := s.Radius * s.Conversion
-		if clearlyBeyond(distanceFast(s.Longitude, s.Latitude, lon, lat), limit) {
+		// The great-circle distance is never shorter than the distance
+		// along the meridian: that bound costs no trigonometry and
+		// rejects the candidates north and south of the circle.
+		if clearlyBeyond(latDistance(s.Latitude, lat), limit) ||
+			clearlyBeyond(distanceFast(s.Longitude, s.Latitude, s.cosLatFast, lon, lat), limit) {
 			return Point{}, false
 		}
-		dist = Distance(s.Longitude, s.Latitude, lon, lat)
+		dist = distanceCos(s.Longitude, s.Latitude, s.cosLat, lon, lat)
 		ok = dist <= limit
 	}
 	return Point{Longitude: lon, Latitude: lat, Dist: dist, Score: score}, ok
@@ -43,6 +48,9 @@ func (s *Shape) withinShape(score float64) (p Point, ok bool) {
 // With limit > 0 (COUNT ... ANY) it stops once limit points are found.
 func (s *Shape) Search(rangeFn RangeFunc, limit int) []Point {
 	c := s.areas()
+	if !s.Box {
+		s.cosLat, s.cosLatFast = Cos(degRad(s.Latitude)), math.Cos(degRad(s.Latitude))
+	}
 	boxes := [9]HashBits{c.hash, c.neighbors.North, c.neighbors.South, c.neighbors.East, c.neighbors.West,
 		c.neighbors.NorthEast, c.neighbors.NorthWest, c.neighbors.SouthEast, c.neighbors.SouthWest}
 	out := make([]Point, 0, 16)
