@@ -21,7 +21,8 @@ type Point struct {
 // sorted set).
 type RangeFunc func(min, max float64, fn func(member string, score float64) bool)
 
-// withinShape is geoAppendIfWithinShape's test.
+// withinShape is geoAppendIfWithinShape's test. A radius reads cosLat and
+// cosLatFast, which Search sets before its first call.
 func (s *Shape) withinShape(score float64) (p Point, ok bool) {
 	lon, lat := ScoreLonLat(score)
 	var dist float64
