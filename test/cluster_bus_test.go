@@ -97,6 +97,10 @@ func TestClusterBusAddNode(t *testing.T) {
 
 // CLUSTER MEET of addresses nobody listens on: the same replies, and the
 // same CLUSTER NODES lines (random IDs aside) while the handshakes last.
+// Every address is a loopback one, where a connect is refused at once: an
+// outside address (say ::ffff:1.2.3.4) is refused at once where the
+// machine has no route to it but stays in progress, which redis-server
+// shows as "connected", where its packets go unanswered.
 func TestDiffClusterMeetHandshake(t *testing.T) {
 	p := newClusterPair(t, 2, "")
 	dead, err := freePort()
@@ -108,7 +112,7 @@ func TestDiffClusterMeetHandshake(t *testing.T) {
 		{"127.0.0.1", port}, {"127.0.0.1", port}, {"::1", port, "1"}, {"127.0.0.1", "1"},
 		{"127.0.0.1", "x"}, {"127.0.0.1", "1", "y"}, {"foo", "1"}, {"127.000.0.1", "1"},
 		{"127.0.0.1", "55536"}, {"127.0.0.1", "0"}, {"127.0.0.1", "-1"}, {"127.0.0.1", "1", "65536"},
-		{"1.2.3.4.5", "1"}, {"::ffff:1.2.3.4", "1"}, {"127.0.0.1", "1", "2", "3"}, {"127.0.0.1"},
+		{"1.2.3.4.5", "1"}, {"::ffff:127.0.0.1", "1"}, {"127.0.0.1", "1", "2", "3"}, {"127.0.0.1"},
 	} {
 		p.Conn("c").Do(append([]string{"CLUSTER", "MEET"}, args...)...)
 	}
@@ -125,6 +129,8 @@ func TestDiffClusterMeetHandshake(t *testing.T) {
 	}
 	if w, g := lines(p.rn.addr), lines(p.on.addr); w != g || w == "" {
 		t.Fatalf("handshake nodes differ\nredis-server:\n%s\nminiwatchd:\n%s", w, g)
+	} else {
+		t.Logf("%s", w)
 	}
 	p.DoClusterInfo("c")
 }
