@@ -277,6 +277,35 @@ func (p *Parser) Release() bool {
 	return true
 }
 
+// TakeBuffer hands over the query buffer of a Parser that is done with
+// (its client is freed) for GiveBuffer of another, so a server that
+// accepts and frees connections at a high rate reuses their buffers
+// instead of allocating and collecting one per connection. It returns
+// nil, and keeps the buffer, unless it has the capacity a first Fill
+// allocates. The Parser is left empty, as after Release; every argument
+// Next returned is invalid afterwards.
+func (p *Parser) TakeBuffer() []byte {
+	if cap(p.buf) != ioBufLen {
+		return nil
+	}
+	b := p.buf[:0]
+	p.buf, p.pos, p.pending, p.scanned, p.scanNUL = nil, 0, 0, 0, false
+	p.arena, p.spans, p.store = nil, nil, nil
+	p.bufCap.Store(0)
+	return b
+}
+
+// GiveBuffer makes b, a buffer of TakeBuffer, the query buffer of a Parser
+// that has none (before its first Fill, or after Release); the Parser's
+// next Fill reads into it. Otherwise b is dropped.
+func (p *Parser) GiveBuffer(b []byte) {
+	if p.buf != nil || cap(b) != ioBufLen {
+		return
+	}
+	p.buf = b[:0]
+	p.bufCap.Store(int64(cap(b)))
+}
+
 // Next parses the next complete command from the buffer. ok is false when
 // more data is needed (call Fill) or when err is set. A command with no
 // arguments (an empty inline line, or a multibulk count <= 0) is returned

@@ -813,3 +813,59 @@ func TestParserRelease(t *testing.T) {
 		t.Error("Release dropped a buffer of 64 bytes (Redis keeps up to 4KB of free space)")
 	}
 }
+
+// TestParserTakeGiveBuffer passes a first Fill's buffer from one Parser
+// to another: the second reads into the same memory, the first is left
+// empty and usable, and a buffer of another size is neither taken nor
+// given.
+func TestParserTakeGiveBuffer(t *testing.T) {
+	a := &Parser{}
+	a.Fill(strings.NewReader(mb("SET", "k", "v") + "*2\r\n$3\r\nGET")) // a command in progress
+	if args, ok, _ := a.Next(); !ok || string(args[0]) != "SET" {
+		t.Fatalf("first parser: %q %v", args, ok)
+	}
+	b := a.TakeBuffer()
+	if cap(b) != ioBufLen || len(b) != 0 || a.Cap() != 0 || a.Buffered() != 0 {
+		t.Fatalf("TakeBuffer: len %d cap %d, parser Cap %d Buffered %d", len(b), cap(b), a.Cap(), a.Buffered())
+	}
+	if args, ok, err := a.Next(); ok || err != nil {
+		t.Fatalf("emptied parser parsed %q %v", args, err)
+	}
+	a.Fill(strings.NewReader(mb("PING")))
+	if args, ok, _ := a.Next(); !ok || string(args[0]) != "PING" {
+		t.Fatalf("emptied parser after a Fill: %q %v", args, ok)
+	}
+
+	c := &Parser{}
+	c.GiveBuffer(b)
+	if c.Cap() != ioBufLen {
+		t.Fatalf("Cap after GiveBuffer = %d", c.Cap())
+	}
+	c.Fill(strings.NewReader(mb("ECHO", "hello")))
+	args, ok, _ := c.Next()
+	if !ok || string(args[1]) != "hello" {
+		t.Fatalf("given buffer: %q %v", args, ok)
+	}
+	if &args[1][0] != &b[:cap(b)][len(mb("ECHO", "hello"))-len("hello\r\n")] {
+		t.Fatal("the Fill did not read into the given buffer")
+	}
+	before := &c.Unparsed()[:1][0]
+	c.GiveBuffer(make([]byte, 0, ioBufLen)) // c has a buffer: dropped
+	if &c.Unparsed()[:1][0] != before {
+		t.Fatal("GiveBuffer replaced a buffer in use")
+	}
+
+	d := &Parser{}
+	d.GiveBuffer(make([]byte, 0, 100))
+	if d.Cap() != 0 {
+		t.Fatalf("GiveBuffer took a buffer of capacity 100: Cap %d", d.Cap())
+	}
+	e := &Parser{}
+	big := strings.NewReader(mb("SET", "k", strings.Repeat("v", 40000)))
+	for range 10 {
+		e.Fill(big)
+	}
+	if e.Cap() == ioBufLen || e.TakeBuffer() != nil || e.Cap() == 0 {
+		t.Fatalf("TakeBuffer took a grown buffer (Cap %d)", e.Cap())
+	}
+}

@@ -178,29 +178,24 @@ func (al *acceptListener) resume() {
 
 // serveAcceptedLocked registers an accepted socket as a client and
 // watches it (newClient and attachSocket in one round of the engine lock).
+// The socket stays a bare descriptor owned by its fdConn (no *os.File, no
+// fcntl), and its local address is read only when CLIENT LIST or CLIENT
+// KILL LADDR asks for it (client.localAddr), as Redis fills c->sockname
+// lazily: accept costs accept4, the socket options, epoll_ctl.
 func (l *eventLoop) serveAcceptedLocked(a poll.Accepted) {
 	s := l.s
 	conn := &fdConn{fd: a.Fd, raddr: tcpAddr(a.Remote)}
-	if sa, err := syscall.Getsockname(a.Fd); err == nil {
-		conn.laddr = tcpAddr(sa)
-	}
 	c, keepalive := s.newClientLocked(conn) // closes conn when it refuses it
 	if c == nil {
 		return
 	}
 	poll.TuneTCP(a.Fd, keepalive)
-	sock, err := poll.SocketFile(a.Fd)
-	if err != nil {
-		s.log.Warn("cannot take over the connection's socket", "addr", c.addr, "err", err)
-		s.freeClientLocked(c)
-		return
-	}
 	if s.closing.Load() {
 		s.freeClientLocked(c)
-		sock.Close()
+		conn.Close()
 		return
 	}
-	c.sock, c.fd = sock, a.Fd
+	c.sock, c.fd = conn, a.Fd
 	l.conns[c.fd] = c
 	if err := l.p.Add(c.fd, nil); err != nil {
 		s.log.Warn("cannot watch connection", "addr", c.addr, "err", err)
@@ -225,10 +220,13 @@ func tcpAddr(sa syscall.Sockaddr) *net.TCPAddr {
 	return &net.TCPAddr{}
 }
 
-// fdConn is an accepted socket (blocking mode) as the net.Conn newClientLocked
-// reads addresses from and writes a refusal to; the event loop takes the
-// descriptor itself afterwards (poll.SocketFile). Deadlines are not
-// supported: nothing sets them.
+// fdConn is an accepted socket (non-blocking) as the net.Conn
+// newClientLocked reads addresses from and writes a refusal to, then the
+// client's sock, which the event loop closes. Close is idempotent and,
+// like every method after the client is registered, runs under the engine
+// lock: a descriptor is closed once, never after its number was reused.
+// The local address is read from the socket on first use (getsockname).
+// Deadlines are not supported: nothing sets them.
 type fdConn struct {
 	fd           int
 	laddr, raddr *net.TCPAddr
@@ -250,14 +248,29 @@ func (c *fdConn) Write(b []byte) (int, error) {
 	return n, err
 }
 
-func (c *fdConn) Close() error { return syscall.Close(c.fd) }
+func (c *fdConn) Close() error {
+	if c.fd < 0 {
+		return nil
+	}
+	fd := c.fd
+	c.fd = -1
+	return syscall.Close(fd)
+}
 
 func (c *fdConn) LocalAddr() net.Addr {
+	if c.laddr == nil && c.fd >= 0 {
+		if sa, err := syscall.Getsockname(c.fd); err == nil {
+			c.laddr = tcpAddr(sa)
+		}
+	}
 	if c.laddr == nil {
 		return &net.TCPAddr{}
 	}
 	return c.laddr
 }
+
+// lazyLocalAddr marks fdConn as a lazyLocal connection.
+func (c *fdConn) lazyLocalAddr() {}
 
 func (c *fdConn) RemoteAddr() net.Addr { return c.raddr }
 

@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"net"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -105,5 +106,110 @@ func TestLoopAcceptRebind(t *testing.T) {
 	if c, err := net.DialTimeout("tcp", old, time.Second); err == nil {
 		c.Close()
 		t.Fatal("the old port still accepts")
+	}
+}
+
+// TestLoopAcceptReusesQueryBuffer: a client freed after one PING leaves
+// its 16KB query buffer for the next connection, which reads into it;
+// the pool keeps at most maxPooledQueryBufs. The local address of a
+// connection the loop accepted is read on demand: CLIENT LIST shows it
+// and CLIENT KILL LADDR finds the client by it.
+func TestLoopAcceptReusesQueryBuffer(t *testing.T) {
+	s := startListenServer(t)
+	addr := s.Addr().String()
+	pooled := func() int {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return len(s.qbufs)
+	}
+	waitPooled := func(want int) {
+		t.Helper()
+		for deadline := time.Now().Add(5 * time.Second); pooled() != want; {
+			if time.Now().After(deadline) {
+				t.Fatalf("%d query buffers pooled, want %d", pooled(), want)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	if err := pingOnce(addr); err != nil {
+		t.Fatal(err)
+	}
+	waitPooled(1)
+
+	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(5 * time.Second))
+	r := bufio.NewReader(conn)
+	conn.Write([]byte("CLIENT INFO\r\n"))
+	if _, err := r.ReadString('\n'); err != nil {
+		t.Fatal(err)
+	}
+	info, err := r.ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := " laddr=" + conn.RemoteAddr().String() + " "; !strings.Contains(info, want) {
+		t.Fatalf("CLIENT INFO %q lacks %q", info, want)
+	}
+	if pooled() != 0 {
+		t.Fatalf("the new client left the pooled buffer: %d pooled", pooled())
+	}
+	s.mu.Lock()
+	var caps []int
+	for _, c := range s.clients {
+		caps = append(caps, c.parser.Cap())
+	}
+	s.mu.Unlock()
+	if len(caps) != 1 || caps[0] != 16*1024 {
+		t.Fatalf("query buffer capacities %v, want [16384]", caps)
+	}
+
+	other, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	other.SetDeadline(time.Now().Add(5 * time.Second))
+	cmd := "CLIENT KILL LADDR " + other.RemoteAddr().String() + " SKIPME yes\r\n"
+	other.Write([]byte(cmd))
+	if line, err := bufio.NewReader(other).ReadString('\n'); err != nil || line != ":1\r\n" {
+		t.Fatalf("CLIENT KILL LADDR: %q %v", line, err) // conn has the same laddr and is killed
+	}
+	if rest, err := r.ReadString('\n'); err != nil || rest != "\r\n" { // CLIENT INFO's bulk ends "\n\r\n"
+		t.Fatalf("after CLIENT INFO: %q %v", rest, err)
+	}
+	if line, err := r.ReadString('\n'); err == nil {
+		t.Fatalf("the connection CLIENT KILL LADDR named is open: read %q", line)
+	}
+
+	var wg sync.WaitGroup
+	for range 2 * maxPooledQueryBufs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			c.Write([]byte("PING\r\n"))
+			time.Sleep(50 * time.Millisecond) // all connected at once
+			c.Close()
+		}()
+	}
+	wg.Wait()
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+		s.mu.Lock()
+		n := len(s.clients)
+		s.mu.Unlock()
+		if n <= 1 || time.Now().After(deadline) {
+			break
+		}
+	}
+	if n := pooled(); n != maxPooledQueryBufs {
+		t.Fatalf("%d query buffers pooled after %d clients left, want %d", n, 2*maxPooledQueryBufs, maxPooledQueryBufs)
 	}
 }

@@ -1,7 +1,7 @@
 package server
 
 import (
-	"os"
+	"io"
 	"sync/atomic"
 	"time"
 
@@ -16,7 +16,7 @@ import (
 type client struct {
 	srv  *Server
 	id   int64
-	sock *os.File // the connection's socket, owned by the event loop; nil for internal clients (scripts)
+	sock io.Closer // the connection's socket (*os.File, or fdConn for one the loop accepted), owned by the event loop; nil for internal clients (scripts)
 
 	parser protocol.Parser
 	qbuf   atomic.Int64 // bytes left unparsed after the last batch (CLIENT LIST qbuf)

@@ -211,7 +211,7 @@ func (s *Server) clientInfoLocked(c *client) string {
 	itoa := func(n int64) string { return strconv.FormatInt(n, 10) }
 	add("id", itoa(c.id))
 	add("addr", c.addr)
-	add("laddr", c.laddr)
+	add("laddr", c.localAddr())
 	add("fd", itoa(c.fdNumber()))
 	add("name", c.name)
 	add("age", itoa(int64(now.Sub(c.createdAt)/time.Second)))
@@ -340,7 +340,7 @@ func cmdClientKill(c *client, args [][]byte) {
 		if addr != "" && cl.addr != addr {
 			continue
 		}
-		if laddr != "" && cl.laddr != laddr {
+		if laddr != "" && cl.localAddr() != laddr {
 			continue
 		}
 		if t != "" && t != cl.kind() {

@@ -95,9 +95,16 @@ func (s *Server) newClientLocked(conn net.Conn) (*client, int64) {
 		db:        s.ks.DB(0),
 		createdAt: time.Now(),
 		addr:      conn.RemoteAddr().String(),
-		laddr:     conn.LocalAddr().String(),
+	}
+	if _, lazy := conn.(lazyLocal); !lazy {
+		c.laddr = conn.LocalAddr().String()
 	}
 	c.w.Proto = 2
+	if n := len(s.qbufs); n > 0 {
+		c.parser.GiveBuffer(s.qbufs[n-1])
+		s.qbufs[n-1] = nil
+		s.qbufs = s.qbufs[:n-1]
+	}
 	s.initUnixClient(c, conn) // listen_unix.go
 	s.resetClientUserLocked(c)
 	c.parser.MaxBulkLen = s.cfg.ProtoMaxBulkLen
@@ -105,6 +112,24 @@ func (s *Server) newClientLocked(conn net.Conn) (*client, int64) {
 	s.clients[c.id] = c
 	s.stats.totalConnections.Add(1)
 	return c, s.paramInt("tcp-keepalive")
+}
+
+// lazyLocal is a connection whose local address costs a system call
+// (fdConn): the client reads it on first use, from its sock.
+type lazyLocal interface {
+	net.Conn
+	lazyLocalAddr()
+}
+
+// localAddr is the client's laddr, read from its socket on first use
+// when the connection is a lazyLocal one. Engine lock held.
+func (c *client) localAddr() string {
+	if c.laddr == "" {
+		if lc, ok := c.sock.(lazyLocal); ok {
+			c.laddr = lc.LocalAddr().String()
+		}
+	}
+	return c.laddr
 }
 
 // freeClientLocked drops a client's server-side state.
@@ -118,7 +143,21 @@ func (s *Server) freeClientLocked(c *client) {
 		fn(s, c)
 	}
 	delete(s.clients, c.id)
+	if !c.executing && len(s.qbufs) < maxPooledQueryBufs {
+		if b := c.parser.TakeBuffer(); b != nil {
+			s.qbufs = append(s.qbufs, b)
+		}
+	}
 }
+
+// maxPooledQueryBufs bounds the query buffers freed clients leave for new
+// ones (16KB each: 1MB in all). A connection that sends one command and
+// closes, as a health check or a short-lived test process does, would
+// otherwise allocate 16KB the collector must reclaim: a collection every
+// hundred or so connections. A client freed while its own command runs
+// (CLIENT KILL of itself, a script's caller) keeps its buffer, whose
+// arguments that command may still read.
+const maxPooledQueryBufs = 64
 
 // processLocked runs every complete command in c's query buffer, stopping
 // when c blocks, is to be closed, or is killed; its replies are queued for

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"io"
 	"net"
 	"strconv"
 	"testing"
@@ -287,4 +288,34 @@ func BenchmarkLoopbackSet(b *testing.B)  { benchLoopback(b, 1, "SET", "key:00000
 func BenchmarkLoopbackGet(b *testing.B)  { benchLoopback(b, 1, "GET", "key:000000012345") }
 func BenchmarkLoopbackSetP16(b *testing.B) {
 	benchLoopback(b, 16, "SET", "key:000000012345", "xxx")
+}
+
+// BenchmarkLoopbackConnectPing opens a connection, sends PING, reads
+// PONG and closes, as connbench -mode acceptping: the server's cost of a
+// connection from accept to free (the client's dial is counted too).
+func BenchmarkLoopbackConnectPing(b *testing.B) {
+	cfg := DefaultConfig()
+	cfg.Port = 0
+	s, err := Start(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	addr := s.Addr().String()
+	buf := make([]byte, 16)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		conn, err := net.Dial("tcp", addr)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := conn.Write([]byte("PING\r\n")); err != nil {
+			b.Fatal(err)
+		}
+		if n, err := io.ReadAtLeast(conn, buf, 7); err != nil || string(buf[:n]) != "+PONG\r\n" {
+			b.Fatalf("%q %v", buf[:n], err)
+		}
+		conn.Close()
+	}
 }

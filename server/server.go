@@ -69,6 +69,7 @@ type Server struct {
 	repl         replState                  // mu: replication, both sides (repl_master.go, repl_replica.go)
 	lim          limitsState                // mu: client limits (limits.go)
 	idleBuf      idleBufferState            // mu: idle clients' released buffers (idle_buffers.go)
+	qbufs        [][]byte                   // mu: query buffers of freed clients for new ones (conn.go)
 	tlsCfg       atomic.Pointer[tls.Config] // the TLS port's configuration, nil until loaded (tls.go)
 	// cmdStart is when the next top-level command starts (wall clock): set
 	// by the connection loop at the start of a batch and advanced by each

@@ -8,7 +8,7 @@ import (
 )
 
 // Accepted is one connection taken from a listener by AcceptReady: its
-// socket, close-on-exec and in blocking mode, and the peer's address.
+// socket, close-on-exec and non-blocking, and the peer's address.
 type Accepted struct {
 	Fd     int
 	Remote syscall.Sockaddr
@@ -47,13 +47,14 @@ func TuneTCP(fd int, keepalive int64) {
 // AcceptReady, for a listening socket the event loop watches
 // (AddListener), accepts up to cap(batch) pending connections
 // with accept4(2) and returns when none is left (EAGAIN), without
-// waiting. The sockets are close-on-exec and in blocking mode, for
-// SocketFile. A batch may come back with the error that ended it (EMFILE,
+// waiting. The sockets are close-on-exec and non-blocking, ready for the
+// event loop as they are (no fcntl), as Redis's anetTcpAccept leaves
+// them after connNonBlock. A batch may come back with the error that ended it (EMFILE,
 // ENFILE, EINVAL once the socket no longer listens).
 func AcceptReady(fd int, batch []Accepted) ([]Accepted, error) {
 	batch = batch[:0]
 	for len(batch) < cap(batch) {
-		nfd, sa, err := syscall.Accept4(fd, syscall.SOCK_CLOEXEC)
+		nfd, sa, err := syscall.Accept4(fd, syscall.SOCK_CLOEXEC|syscall.SOCK_NONBLOCK)
 		switch err {
 		case nil:
 			batch = append(batch, Accepted{Fd: nfd, Remote: sa})
