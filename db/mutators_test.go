@@ -355,7 +355,7 @@ var readOnlyMethods = []string{
 	"GroupSession.Changed", "GroupSession.Consumer",
 	"Stream.EntriesAdded", "Stream.FirstID", "Stream.Get", "Stream.Group", "Stream.Groups", "Stream.Has",
 	"Stream.Lag", "Stream.LastID", "Stream.LastValid", "Stream.Len", "Stream.MaxDeletedID", "Stream.Nodes",
-	"Stream.Range", "Stream.RaxNodes", "StreamConsumer.Name", "StreamConsumer.Pending",
+	"Stream.Range", "Stream.ReadFrom", "Stream.RaxNodes", "StreamConsumer.Name", "StreamConsumer.Pending",
 	"StreamGroup.Consumer", "StreamGroup.Consumers", "StreamGroup.Name", "StreamGroup.Pending",
 	"StreamGroup.PendingEntry", "StreamGroup.PendingRange",
 	"StreamID.Append", "StreamID.Cmp", "StreamID.Decr", "StreamID.Incr", "StreamID.IsZero", "StreamID.Less", "StreamID.String",

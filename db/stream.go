@@ -35,6 +35,20 @@ type Stream struct {
 	groups       []*StreamGroup // by name
 	nodeBytes    int64          // memBytes of the nodes
 	groupBytes   int64          // groups, consumers and PEL entries
+	read         readHint       // where the last ReadFrom stopped
+}
+
+// readHint is where the last ReadFrom stopped: the offset in node of the
+// entry after the last one it visited, whose ID was prev. Every entry
+// before off has an ID <= prev, which stays true while the node is in the
+// stream (a node only grows at its end; deletions flag entries in place),
+// so a read from a start above prev in the same node may begin at off.
+// Written only by ReadFrom and cleared when the node leaves the stream;
+// it is no part of the stream's value.
+type readHint struct {
+	node *streamNode
+	off  int
+	prev StreamID
 }
 
 func newStream() *Stream { return &Stream{} }
@@ -186,6 +200,9 @@ func (s *Stream) appendEntry(id StreamID, fv [][]byte, lim *EncodingLimits) {
 // removeNode drops node i.
 func (s *Stream) removeNode(i int) {
 	s.nodeBytes -= s.nodes[i].memBytes()
+	if s.read.node == s.nodes[i] {
+		s.read = readHint{}
+	}
 	if i == 0 {
 		s.nodes[0] = nil
 		s.nodes = s.nodes[1:]
@@ -325,6 +342,41 @@ func (s *Stream) Has(id StreamID) bool {
 	return found
 }
 
+// ReadFrom calls fn for every live entry with an ID >= start, in ID
+// order, until fn returns false: Range to the stream's end, for the reads
+// that take what follows the last ID they saw (XREADGROUP >, XREAD). A
+// read that starts where the previous ReadFrom stopped (consumers taking
+// turns on one stream) skips the node's entries before it instead of
+// decoding them again. Engine lock held: ReadFrom updates the stream's
+// read hint.
+func (s *Stream) ReadFrom(start StreamID, fn func(id StreamID, fv [][]byte) bool) {
+	if len(s.nodes) == 0 {
+		return
+	}
+	var fvBuf [16][]byte
+	for i := s.nodeFor(start); i < len(s.nodes); i++ {
+		n := s.nodes[i]
+		off := 0
+		if h := &s.read; h.node == n && h.prev.Less(start) && h.off <= len(n.buf) {
+			off = h.off
+		}
+		for off < len(n.buf) {
+			e := n.decodeAt(off)
+			off = e.end
+			if e.flags&entryDeleted != 0 || e.id.Less(start) {
+				continue
+			}
+			if !fn(e.id, n.fieldValues(e, fvBuf[:0])) {
+				s.read = readHint{node: n, off: off, prev: e.id}
+				return
+			}
+		}
+		if off > 0 {
+			s.read = readHint{node: n, off: off, prev: n.lastID()}
+		}
+	}
+}
+
 // LastValid returns the ID of the last live entry (streamLastValidID), 0-0
 // when empty.
 func (s *Stream) LastValid() StreamID {
@@ -332,8 +384,13 @@ func (s *Stream) LastValid() StreamID {
 	if len(s.nodes) == 0 {
 		return last
 	}
-	// A node always holds a live entry: the last live one is in the last node.
+	// A node always holds a live entry: the last live one is in the last
+	// node, and usually is its last entry (streamLastValidID's first step
+	// back from the end).
 	n := s.nodes[len(s.nodes)-1]
+	if e := n.decodeAt(int(n.lastOff)); e.flags&entryDeleted == 0 {
+		return e.id
+	}
 	for off := 0; off < len(n.buf); {
 		e := n.decodeAt(off)
 		if e.flags&entryDeleted == 0 {
@@ -402,6 +459,7 @@ func (s *Stream) trim(t TrimSpec) int64 {
 func (s *Stream) dup() object {
 	c := *s
 	c.memAccount = memAccount{}
+	c.read = readHint{}
 	c.nodes = make([]*streamNode, len(s.nodes))
 	for i, n := range s.nodes {
 		nn := *n

@@ -34,6 +34,7 @@ type streamNode struct {
 	live    int32
 	deleted int32
 	lpFixed int32 // listpack bytes other than the live and deleted counters
+	lastOff int32 // offset of the last entry in buf (appendEntry)
 }
 
 // lpBytes is the size of the node's listpack in Redis.
@@ -132,6 +133,7 @@ func (n *streamNode) appendEntry(id StreamID, fv [][]byte) {
 		flags = entrySameFields
 	}
 	msd, seqd := id.Ms-n.master.Ms, id.Seq-n.master.Seq
+	n.lastOff = int32(len(n.buf))
 	b := append(n.buf, flags)
 	b = binary.AppendUvarint(b, msd)
 	b = binary.AppendUvarint(b, seqd)
@@ -224,15 +226,7 @@ func (n *streamNode) fieldValues(e nodeEntry, out [][]byte) [][]byte {
 
 // lastID returns the ID of the node's last entry, deleted or not
 // (lpGetEdgeStreamID).
-func (n *streamNode) lastID() StreamID {
-	var last StreamID
-	for off := 0; off < len(n.buf); {
-		e := n.decodeAt(off)
-		last = e.id
-		off = e.end
-	}
-	return last
-}
+func (n *streamNode) lastID() StreamID { return n.decodeAt(int(n.lastOff)).id }
 
 // markDeleted flags the entry at off as deleted.
 func (n *streamNode) markDeleted(off int) {

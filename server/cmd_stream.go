@@ -415,6 +415,19 @@ func writeEntryRange(c *client, s *db.Stream, start, end db.StreamID, count int,
 	return n
 }
 
+// writeEntriesFrom replies with the entries from start (inclusive) to the
+// stream's end, at most count unless it is 0: XREAD's reply for a key.
+func writeEntriesFrom(c *client, s *db.Stream, start db.StreamID, count int) {
+	d := c.w.DeferLen()
+	n := 0
+	s.ReadFrom(start, func(id db.StreamID, fv [][]byte) bool {
+		writeEntry(c, id, fv)
+		n++
+		return count == 0 || n < count
+	})
+	c.w.SetArrayLen(d, n)
+}
+
 // writeEntry replies with one entry.
 func writeEntry(c *client, id db.StreamID, fv [][]byte) {
 	var buf [44]byte

@@ -185,7 +185,7 @@ func cmdXRead(c *client, args [][]byte) {
 		c.w.Bulk(key)
 		start, _ := gt.Incr()
 		if group == nil {
-			writeEntryRange(c, s, start, db.MaxStreamID, int(count), false)
+			writeEntriesFrom(c, s, start, int(count))
 			continue
 		}
 		readGroupReply(c, c.db, key, group, consumer, start, int(count), noack, history)
@@ -262,7 +262,7 @@ func readGroupSession(c *client, d *db.DB, gs *db.GroupSession, key, group, cons
 		gs.End()
 		return
 	}
-	gs.S.Range(start, db.MaxStreamID, false, func(id db.StreamID, fv [][]byte) bool {
+	gs.S.ReadFrom(start, func(id db.StreamID, fv [][]byte) bool {
 		writeEntry(c, id, fv)
 		n++
 		if p := gs.Deliver(id, noack); p != nil {
@@ -353,7 +353,7 @@ func (s *Server) serveStreamWaitersLocked(d *db.DB, wl *waitList) {
 			}
 			c.w.Bulk(key)
 			if b.group == nil {
-				writeEntryRange(c, st, start, db.MaxStreamID, b.count, false)
+				writeEntriesFrom(c, st, start, b.count)
 			} else {
 				readGroupSession(c, d, &gs, key, b.group, b.consumer, start, b.count, b.noack, false)
 			}
