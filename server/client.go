@@ -14,9 +14,13 @@ import (
 // client is one connection's state (Redis's client struct). Everything is
 // guarded by the engine lock (Server.mu) unless marked otherwise.
 type client struct {
-	srv  *Server
-	id   int64
-	sock io.Closer // the connection's socket (*os.File, or fdConn for one the loop accepted), owned by the event loop; nil for internal clients (scripts)
+	srv *Server
+	id  int64
+	// clientsCron's bookkeeping (clients_cron.go): the client's index in
+	// the rotation and the memory the clients' total counts for it.
+	ringPos    int
+	memCounted int64
+	sock       io.Closer // the connection's socket (*os.File, or fdConn for one the loop accepted), owned by the event loop; nil for internal clients (scripts)
 
 	parser protocol.Parser
 	qbuf   atomic.Int64 // bytes left unparsed after the last batch (CLIENT LIST qbuf)

@@ -372,20 +372,13 @@ func (s *Server) disconnectLocked(c *client) {
 	s.loop.freeLocked(c)
 }
 
-// closeTimedOutClientsLocked closes clients idle for longer than timeout
-// (Redis's clientsCronHandleTimeout for normal clients).
-func (s *Server) closeTimedOutClientsLocked() {
-	if s.cfg.Timeout <= 0 {
-		return
+// clientTimedOutLocked reports whether cl was idle for longer than
+// timeout, now in Unix milliseconds (Redis's clientsCronHandleTimeout for
+// normal clients); clientsCronLocked closes it.
+func (s *Server) clientTimedOutLocked(cl *client, now int64) bool {
+	if s.cfg.Timeout <= 0 || cl.sock == nil || cl.lastActive.Load() >= now-int64(s.cfg.Timeout)*1000 {
+		return false
 	}
-	limit := time.Now().UnixMilli() - int64(s.cfg.Timeout)*1000
-	for _, cl := range s.clients {
-		if cl.sock == nil || cl.lastActive.Load() >= limit {
-			continue
-		}
-		if cl.ps.subscribed() || cl.blocked != nil || cl.ops.monitor || cl.link != nil || (cl.repl != nil && cl.repl.state != 0) {
-			continue // subscribers and monitors never time out; blocked clients have their own timeout
-		}
-		s.disconnectLocked(cl)
-	}
+	// Subscribers and monitors never time out; blocked clients have their own timeout.
+	return !(cl.ps.subscribed() || cl.blocked != nil || cl.ops.monitor || cl.link != nil || (cl.repl != nil && cl.repl.state != 0))
 }

@@ -110,6 +110,7 @@ func (s *Server) newClientLocked(conn net.Conn) (*client, int64) {
 	c.parser.MaxBulkLen = s.cfg.ProtoMaxBulkLen
 	c.lastActive.Store(time.Now().UnixMilli())
 	s.clients[c.id] = c
+	s.ring.add(c)
 	s.stats.totalConnections.Add(1)
 	return c, s.paramInt("tcp-keepalive")
 }
@@ -143,6 +144,8 @@ func (s *Server) freeClientLocked(c *client) {
 		fn(s, c)
 	}
 	delete(s.clients, c.id)
+	s.ring.remove(c)
+	s.mem.clients -= c.memCounted
 	if !c.executing && len(s.qbufs) < maxPooledQueryBufs {
 		if b := c.parser.TakeBuffer(); b != nil {
 			s.qbufs = append(s.qbufs, b)

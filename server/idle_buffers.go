@@ -33,33 +33,39 @@ const (
 
 // idleBufferState counts what the cron released (mu).
 type idleBufferState struct {
-	released  int64     // buffer capacity released since the last purge
-	lastPurge time.Time // when the last purge started
+	released     int64     // buffer capacity released since the last purge
+	lastReleased int64     // released at the previous tick
+	lastPurge    time.Time // when the last purge started
 }
 
-// idleBuffersCronLocked releases the buffers of idle clients (a cron hook,
-// wiring.go; engine lock held). Clients executing a command, blocked, or
-// holding the master's stream keep theirs.
-func (s *Server) idleBuffersCronLocked() {
-	now := time.Now()
-	limit := now.UnixMilli() - idleBufferSecs*1000
-	st := &s.idleBuf
-	before := st.released
-	for _, c := range s.clients {
-		if c.sock == nil || c.executing || c.blocked != nil || c.link != nil || c.lastActive.Load() >= limit {
-			continue
-		}
-		if n := c.parser.Cap(); c.parser.Release() {
-			st.released += int64(n)
-		}
-		if len(c.w.Buf) == 0 && cap(c.w.Buf) > replyMinBytes {
-			st.released += int64(cap(c.w.Buf))
-			c.w.Buf, c.wpos = nil, 0
-		}
+// releaseIdleBuffersLocked releases c's buffers when it is idle (visited
+// by clientsCronLocked; now in Unix milliseconds). Clients executing a
+// command, blocked, or holding the master's stream keep theirs.
+func (s *Server) releaseIdleBuffersLocked(c *client, now int64) {
+	if c.sock == nil || c.executing || c.blocked != nil || c.link != nil || c.lastActive.Load() >= now-idleBufferSecs*1000 {
+		return
 	}
+	st := &s.idleBuf
+	if n := c.parser.Cap(); c.parser.Release() {
+		st.released += int64(n)
+	}
+	if len(c.w.Buf) == 0 && cap(c.w.Buf) > replyMinBytes {
+		st.released += int64(cap(c.w.Buf))
+		c.w.Buf, c.wpos = nil, 0
+	}
+}
+
+// idlePurgeCronLocked returns the released buffers' pages to the system
+// when they add up (a cron hook after clientsCronLocked's visits,
+// wiring.go; engine lock held).
+func (s *Server) idlePurgeCronLocked() {
+	now := time.Now()
+	st := &s.idleBuf
+	before := st.lastReleased
+	st.lastReleased = st.released
 	due := st.released >= idlePurgeBytes || st.released >= idlePurgeMin && st.released == before
 	if due && now.Sub(st.lastPurge) >= idlePurgeEvery && !s.closing.Load() {
-		st.released, st.lastPurge = 0, now
+		st.released, st.lastReleased, st.lastPurge = 0, 0, now
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()

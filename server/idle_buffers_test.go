@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// TestIdleBuffersReleased: the cron hook takes the query buffer and a
+// TestIdleBuffersReleased: clientsCron takes the query buffer and a
 // grown reply buffer of a client idle for more than 2 seconds, leaves a
 // busy client's and a blocked client's alone, and the idle client is
 // served as before (CLIENT LIST then shows qbuf-free=0, as Redis does
@@ -50,7 +50,7 @@ func TestIdleBuffersReleased(t *testing.T) {
 		t.Fatalf("found %d of the 3 clients", len(byName))
 	}
 	blockedCap := byName[blocked].parser.Cap()
-	s.idleBuffersCronLocked()
+	s.clientsCronLocked() // three clients: each is visited
 	gotIdle := []int{byName[idle].parser.Cap(), cap(byName[idle].w.Buf)}
 	gotBusy, gotBlocked := byName[busy].parser.Cap(), byName[blocked].parser.Cap()
 	s.mu.Unlock()

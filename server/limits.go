@@ -69,16 +69,6 @@ func (s *Server) checkOutputLimitLocked(c *client, async bool) {
 	}
 }
 
-// outputLimitsCronLocked is clientsCron's check: a client that stays over
-// the soft limit without new output is closed once its seconds passed.
-func (s *Server) outputLimitsCronLocked() {
-	for _, c := range s.clients {
-		if c.pending() > 0 && !c.executing {
-			s.checkOutputLimitLocked(c, false)
-		}
-	}
-}
-
 // Client eviction (maxmemory-clients, Redis 7.0 evictClients): before the
 // event loop sleeps, while the normal and pub/sub clients together use at
 // least the limit (bytes, or a percentage of maxmemory), the client using

@@ -49,13 +49,14 @@ func (s *Server) usedMemoryLocked() int64 {
 	return used
 }
 
-// refreshClientMemoryLocked sums the clients' query and output buffers.
-func (s *Server) refreshClientMemoryLocked() {
-	var n int64
-	for _, c := range s.clients {
-		n += int64(c.parser.Cap() + cap(c.w.Buf))
-	}
-	s.mem.clients = n
+// trackClientMemoryLocked brings the clients' memory total (their query
+// and output buffers) up to date with c's (clientsCron's
+// updateClientMemUsage): the total changes as the cron visits clients, and
+// a freed client's last counted share leaves it at once.
+func (s *Server) trackClientMemoryLocked(c *client) {
+	m := clientMemory(c)
+	s.mem.clients += m - c.memCounted
+	c.memCounted = m
 }
 
 // performEvictionsLocked runs eviction when maxmemory is set.
@@ -143,7 +144,6 @@ func (s *Server) memoryStartLocked() {
 // that ran out of time (Redis's clientsCron memory sampling and
 // evictionTimeProc; a cron hook).
 func (s *Server) memoryCronLocked() {
-	s.refreshClientMemoryLocked()
 	if s.mem.evictor.Running() {
 		s.performEvictionsLocked()
 	}

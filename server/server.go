@@ -36,6 +36,7 @@ type Server struct {
 	table   *commandTable
 	log     *slog.Logger
 	clients map[int64]*client // mu
+	ring    clientRing        // mu: the clients in clientsCron's rotation (clients_cron.go)
 	nextID  atomic.Int64
 	stats   stats // mu unless atomic
 
@@ -271,8 +272,7 @@ func (s *Server) cronOnce() {
 	}
 	s.ks.SetTime(s.clock.UnixMilli())
 	s.ks.DatabasesCron(time.Millisecond)
-	s.closeTimedOutClientsLocked()
-	s.outputLimitsCronLocked() // limits.go
+	s.clientsCronLocked() // clients_cron.go
 	for _, fn := range s.hooks.cron {
 		fn(s)
 	}

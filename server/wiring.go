@@ -304,14 +304,14 @@ func (s *Server) wire() {
 	// scheduled or automatic rewrite), then clientsCron's memory sampling and
 	// the eviction time proc.
 	h.cron = append(h.cron,
-		(*Server).aofCronLocked,         // aof.go
-		(*Server).idleBuffersCronLocked, // idle_buffers.go: clientsCronResizeQueryBuffer / OutputBuffer
-		(*Server).memoryCronLocked,      // memory.go
-		(*Server).rdbCronLocked,         // rdb_save.go: save points, BGSAVE SCHEDULE
-		(*Server).pauseCronLocked,       // ops.go: end of CLIENT PAUSE
-		(*Server).migrateCronLocked,     // cmd_migrate.go: idle MIGRATE connections
-		(*Server).replCronLocked,        // repl_feed.go: replicationCron, pending diskless snapshots
-		(*Server).clusterCronLocked,     // cluster_handshake.go: clusterCron (handshakes, pings, master link, manual failover)
+		(*Server).aofCronLocked,       // aof.go
+		(*Server).idlePurgeCronLocked, // idle_buffers.go: pages of the buffers clientsCron released
+		(*Server).memoryCronLocked,    // memory.go
+		(*Server).rdbCronLocked,       // rdb_save.go: save points, BGSAVE SCHEDULE
+		(*Server).pauseCronLocked,     // ops.go: end of CLIENT PAUSE
+		(*Server).migrateCronLocked,   // cmd_migrate.go: idle MIGRATE connections
+		(*Server).replCronLocked,      // repl_feed.go: replicationCron, pending diskless snapshots
+		(*Server).clusterCronLocked,   // cluster_handshake.go: clusterCron (handshakes, pings, master link, manual failover)
 	)
 
 	// prepareForShutdown: flush and fsync the AOF.
