@@ -234,16 +234,23 @@ func BenchmarkProcessInputSetP16(b *testing.B) {
 	benchProcessInput(b, 16, "SET", "key:000000012345", "xxx")
 }
 
-// benchLoopback sends perBatch copies of a command over a real connection
-// to a listening server and waits for all replies, b.N/perBatch times.
-func benchLoopback(b *testing.B, perBatch int, args ...string) {
+// startLoopbackServer starts a server with the default configuration on
+// a free port, closed when the benchmark ends.
+func startLoopbackServer(b *testing.B) *Server {
 	cfg := DefaultConfig()
 	cfg.Port = 0
 	s, err := Start(cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer s.Close()
+	b.Cleanup(func() { s.Close() })
+	return s
+}
+
+// benchLoopback sends perBatch copies of a command over a real connection
+// to a listening server and waits for all replies, b.N/perBatch times.
+func benchLoopback(b *testing.B, perBatch int, args ...string) {
+	s := startLoopbackServer(b)
 	conn, err := net.Dial("tcp", s.Addr().String())
 	if err != nil {
 		b.Fatal(err)
@@ -294,14 +301,7 @@ func BenchmarkLoopbackSetP16(b *testing.B) {
 // PONG and closes, as connbench -mode acceptping: the server's cost of a
 // connection from accept to free (the client's dial is counted too).
 func BenchmarkLoopbackConnectPing(b *testing.B) {
-	cfg := DefaultConfig()
-	cfg.Port = 0
-	s, err := Start(cfg)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
-	addr := s.Addr().String()
+	addr := startLoopbackServer(b).Addr().String()
 	buf := make([]byte, 16)
 	b.ReportAllocs()
 	b.ResetTimer()
