@@ -276,29 +276,11 @@ func (s *Stream) Range(start, end StreamID, rev bool, fn func(id StreamID, fv []
 	if len(s.nodes) == 0 || end.Less(start) {
 		return
 	}
-	var fvBuf [16][]byte
 	if !rev {
-		for i := s.nodeFor(start); i < len(s.nodes); i++ {
-			n := s.nodes[i]
-			if end.Less(n.master) {
-				return
-			}
-			for off := 0; off < len(n.buf); {
-				e := n.decodeAt(off)
-				off = e.end
-				if e.flags&entryDeleted != 0 || e.id.Less(start) {
-					continue
-				}
-				if end.Less(e.id) {
-					return
-				}
-				if !fn(e.id, n.fieldValues(e, fvBuf[:0])) {
-					return
-				}
-			}
-		}
+		s.forward(start, end, nil, fn)
 		return
 	}
+	var fvBuf [16][]byte
 	var entBuf [128]nodeEntry
 	ents := entBuf[:0]
 	for i := s.nodeFor(end); i >= 0; i-- {
@@ -350,15 +332,22 @@ func (s *Stream) Has(id StreamID) bool {
 // decoding them again. Engine lock held: ReadFrom updates the stream's
 // read hint.
 func (s *Stream) ReadFrom(start StreamID, fn func(id StreamID, fv [][]byte) bool) {
-	if len(s.nodes) == 0 {
-		return
-	}
+	s.forward(start, MaxStreamID, &s.read, fn)
+}
+
+// forward is Range in ID order. With a hint it begins in the hint's node
+// at the hint's offset when start is past the hint's last ID, and leaves
+// the hint where it stopped.
+func (s *Stream) forward(start, end StreamID, hint *readHint, fn func(id StreamID, fv [][]byte) bool) {
 	var fvBuf [16][]byte
 	for i := s.nodeFor(start); i < len(s.nodes); i++ {
 		n := s.nodes[i]
+		if end.Less(n.master) {
+			return
+		}
 		off := 0
-		if h := &s.read; h.node == n && h.prev.Less(start) && h.off <= len(n.buf) {
-			off = h.off
+		if hint != nil && hint.node == n && hint.prev.Less(start) && hint.off <= len(n.buf) {
+			off = hint.off
 		}
 		for off < len(n.buf) {
 			e := n.decodeAt(off)
@@ -366,13 +355,18 @@ func (s *Stream) ReadFrom(start StreamID, fn func(id StreamID, fv [][]byte) bool
 			if e.flags&entryDeleted != 0 || e.id.Less(start) {
 				continue
 			}
+			if end.Less(e.id) {
+				return
+			}
 			if !fn(e.id, n.fieldValues(e, fvBuf[:0])) {
-				s.read = readHint{node: n, off: off, prev: e.id}
+				if hint != nil {
+					*hint = readHint{node: n, off: off, prev: e.id}
+				}
 				return
 			}
 		}
-		if off > 0 {
-			s.read = readHint{node: n, off: off, prev: n.lastID()}
+		if hint != nil && off > 0 {
+			*hint = readHint{node: n, off: off, prev: n.lastID()}
 		}
 	}
 }
